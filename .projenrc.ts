@@ -1,0 +1,96 @@
+import { javascript, typescript } from 'projen';
+
+const project = new typescript.TypeScriptProject({
+  name: 'dynamo-constructs',
+  description:
+    'Typed infrastructure-as-code constructs for NVIDIA Dynamo LLM inference on Kubernetes: cdk8s constructs and Pulumi components from one engine-neutral model.',
+  keywords: ['nvidia', 'dynamo', 'llm', 'inference', 'kubernetes', 'cdk8s', 'pulumi', 'gpu'],
+  license: 'Apache-2.0',
+  copyrightOwner: 'dynamo-constructs authors',
+  defaultReleaseBranch: 'main',
+  projenrcTs: true,
+  packageManager: javascript.NodePackageManager.NPM,
+  minNodeVersion: '20.0.0',
+  typescriptVersion: '~5.9.3',
+  sampleCode: false,
+  github: false,
+  release: false,
+  buildWorkflow: false,
+  depsUpgrade: false,
+  pullRequestTemplate: false,
+  eslint: false,
+  entrypoint: 'lib/index.js',
+  deps: ['yaml@^2.8.0'],
+  peerDeps: ['cdk8s@^2.70.100', 'constructs@^10.8.1', 'cdk8s-plus-28@^2.5.6'],
+  devDeps: [
+    '@swc/core@^1.15.0',
+    '@swc/jest@^0.2.39',
+    'ajv@^8.17.0',
+    'kubernetes-models@~4.5.1',
+    'tsconfig-paths@^4.2.0',
+  ],
+  tsconfig: {
+    compilerOptions: {
+      lib: ['es2022'],
+      target: 'ES2022',
+      skipLibCheck: true,
+    },
+  },
+  tsconfigDev: {
+    include: ['../examples/**/*.ts'],
+    compilerOptions: {
+      baseUrl: '..',
+      paths: {
+        'dynamo-constructs': ['src/index.ts'],
+        'dynamo-constructs/*': ['src/*/index.ts'],
+      },
+    },
+  },
+  jestOptions: {
+    jestVersion: '^30',
+    updateSnapshot: javascript.UpdateSnapshot.NEVER,
+    passWithNoTests: false,
+    junitReporting: false,
+    coverageText: false,
+  },
+});
+
+// Optional peers: a cdk8s user never installs Pulumi, and the reverse.
+project.package.addField('peerDependenciesMeta', {
+  'cdk8s': { optional: true },
+  'constructs': { optional: true },
+  'cdk8s-plus-28': { optional: true },
+});
+
+// Entry points: core (no engine), and one thin shell per engine.
+project.package.addField('exports', {
+  '.': { types: './lib/index.d.ts', default: './lib/index.js' },
+  './cdk8s': { types: './lib/cdk8s/index.d.ts', default: './lib/cdk8s/index.js' },
+  './package.json': './package.json',
+});
+
+// Tests: jest transpiles with swc (fast); types are checked once by tsc before jest runs.
+const jestConfig = project.jest!.config;
+jestConfig.collectCoverage = false;
+jestConfig.setupFiles = ['<rootDir>/test/support/setup.ts'];
+jestConfig.testMatch = ['<rootDir>/test/**/*.test.ts'];
+jestConfig.transform = { '^.+\\.[t]sx?$': ['@swc/jest', {}] };
+jestConfig.moduleNameMapper = {
+  '^dynamo-constructs$': '<rootDir>/src/index.ts',
+  '^dynamo-constructs/(.*)$': '<rootDir>/src/$1/index.ts',
+};
+project.deps.removeDependency('ts-jest');
+
+const test = project.tasks.tryFind('test')!;
+test.prependExec('tsc --noEmit -p test/tsconfig.json', { name: 'type-check src, tests and examples' });
+
+// The main job: synthesize every example into dist/.
+project.addTask('synth', {
+  description: 'Synthesize the examples into dist/',
+  exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json examples/synth.ts',
+});
+
+project.gitignore.exclude('/dist/');
+project.npmignore?.exclude('/examples/', '/dist/', '/.ci/');
+
+project.synth();

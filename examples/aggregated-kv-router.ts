@@ -1,0 +1,38 @@
+import { App, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { AggregatedDeployment, Backend, ModelCache, Router } from 'dynamo-constructs/cdk8s';
+
+/**
+ * Guide 3: aggregated vLLM workers behind the KV-aware router, with the
+ * guide's recommended router parameters.
+ */
+export class AggregatedKvRouterChart extends Chart {
+  constructor(scope: Construct, id: string, namespace = 'dynamo-workloads') {
+    super(scope, id, { namespace });
+
+    const modelCache = ModelCache.fromClaim(this, 'models', { claimName: 'model-cache' });
+
+    new AggregatedDeployment(this, 'nemotron-agg-router', {
+      model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1',
+      backend: Backend.vllm(),
+      hfTokenSecret: 'hf-token-secret',
+      modelCache,
+      trustRemoteCode: true,
+      frontend: {
+        router: Router.kv({
+          overlapScoreWeight: 1.5,
+          temperature: 0.1,
+          activeDecodeBlocksThreshold: 0.85,
+          activePrefillTokensThreshold: 10000,
+        }),
+      },
+      workers: { replicas: 2, blockSize: 16 },
+    });
+  }
+}
+
+if (require.main === module) {
+  const app = new App();
+  new AggregatedKvRouterChart(app, 'aggregated-kv-router');
+  app.synth();
+}

@@ -1,0 +1,20 @@
+import { App } from 'cdk8s';
+import { AggregatedKvRouterChart } from './aggregated-kv-router';
+import { DisaggregatedRdmaChart } from './disaggregated-rdma';
+import { SglangDisaggregatedChart } from './sglang-disaggregated';
+import { TrtllmDisaggregatedChart } from './trtllm-disaggregated';
+
+/** Every example chart, by the name it is synthesized under (`dist/<name>.k8s.yaml`). */
+export const EXAMPLES = {
+  'disaggregated-rdma': DisaggregatedRdmaChart,
+  'aggregated-kv-router': AggregatedKvRouterChart,
+  'sglang-disaggregated': SglangDisaggregatedChart,
+  'trtllm-disaggregated': TrtllmDisaggregatedChart,
+} as const;
+
+/** Adds every example chart to `app`. */
+export function addExamples(app: App): void {
+  for (const [name, ChartClass] of Object.entries(EXAMPLES)) {
+    new ChartClass(app, name);
+  }
+}

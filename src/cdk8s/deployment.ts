@@ -1,0 +1,118 @@
+import { ApiObject, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import {
+  aggregatedGraphSpec,
+  AggregatedDeploymentOptions,
+  checkGraph,
+  Diagnostics,
+  disaggregatedGraphSpec,
+  DisaggregatedDeploymentOptions,
+  GraphSpec,
+  ValidationWarning,
+} from '../core';
+import { Frontend } from './frontend';
+import { DynamoGraph } from './graph';
+import { DecodeWorker, PrefillWorker, Worker } from './worker';
+import { StrictOptions } from './warnings';
+
+interface NamedProps extends StrictOptions {
+  /**
+   * `metadata.name` of the DynamoGraphDeployment.
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * Namespace of the deployment's objects.
+   * @default - the chart's namespace
+   */
+  readonly namespace?: string;
+}
+
+export interface DisaggregatedDeploymentProps extends DisaggregatedDeploymentOptions, NamedProps {}
+export interface AggregatedDeploymentProps extends AggregatedDeploymentOptions, NamedProps {}
+
+type Services = { frontend?: Frontend; prefill?: PrefillWorker; decode?: DecodeWorker; workers?: Worker };
+
+/**
+ * Validates a whole deployment at once (so every problem is listed together),
+ * then builds it from the lower-level constructs: one code path for both APIs.
+ */
+function compose(scope: Construct, spec: GraphSpec, strict: boolean | undefined): { graph: DynamoGraph } & Services {
+  const d = new Diagnostics();
+  checkGraph(d, spec);
+  d.throwIfErrors();
+  const graph = new DynamoGraph(scope, 'Graph', { name: spec.name, namespace: spec.namespace, strict, ...spec.options });
+  const out: { graph: DynamoGraph } & Services = { graph };
+  for (const c of spec.components) {
+    if (c.kind === 'frontend') out.frontend = new Frontend(graph, c.name, c.options);
+    else if (c.role === 'prefill') out.prefill = new PrefillWorker(graph, c.name, c.options);
+    else if (c.role === 'decode') out.decode = new DecodeWorker(graph, c.name, c.options);
+    else out.workers = new Worker(graph, c.name, c.options);
+  }
+  return out;
+}
+
+function splitNamed<T extends NamedProps>(scope: Construct, id: string, props: T) {
+  const { name, namespace, strict, ...options } = props;
+  return { name: name ?? id, namespace: namespace ?? Chart.of(scope).namespace, strict, options };
+}
+
+/**
+ * A disaggregated deployment (guide 2): a frontend, prefill workers and decode
+ * workers in one DynamoGraphDeployment, with the model cache, fabric and
+ * router wired into every service that needs them.
+ */
+export class DisaggregatedDeployment extends Construct {
+  /** The graph; `graph.apiObject` is the DynamoGraphDeployment. */
+  public readonly graph: DynamoGraph;
+  public readonly frontend: Frontend;
+  public readonly prefill: PrefillWorker;
+  public readonly decode: DecodeWorker;
+
+  constructor(scope: Construct, id: string, props: DisaggregatedDeploymentProps) {
+    super(scope, id);
+    const p = splitNamed(this, id, props);
+    const built = compose(this, disaggregatedGraphSpec(p.name, p.namespace, p.options as DisaggregatedDeploymentOptions), p.strict);
+    this.graph = built.graph;
+    this.frontend = built.frontend!;
+    this.prefill = built.prefill!;
+    this.decode = built.decode!;
+  }
+
+  /** Every object the deployment synthesizes. */
+  public get apiObjects(): ApiObject[] {
+    return this.graph.apiObjects;
+  }
+
+  /** Warnings about the deployment (legal but probably wrong). */
+  public get warnings(): readonly ValidationWarning[] {
+    return this.graph.warnings;
+  }
+}
+
+/** An aggregated deployment: a frontend and workers that both prefill and decode (guide 3). */
+export class AggregatedDeployment extends Construct {
+  /** The graph; `graph.apiObject` is the DynamoGraphDeployment. */
+  public readonly graph: DynamoGraph;
+  public readonly frontend: Frontend;
+  public readonly workers: Worker;
+
+  constructor(scope: Construct, id: string, props: AggregatedDeploymentProps) {
+    super(scope, id);
+    const p = splitNamed(this, id, props);
+    const built = compose(this, aggregatedGraphSpec(p.name, p.namespace, p.options as AggregatedDeploymentOptions), p.strict);
+    this.graph = built.graph;
+    this.frontend = built.frontend!;
+    this.workers = built.workers!;
+  }
+
+  /** Every object the deployment synthesizes. */
+  public get apiObjects(): ApiObject[] {
+    return this.graph.apiObjects;
+  }
+
+  /** Warnings about the deployment (legal but probably wrong). */
+  public get warnings(): readonly ValidationWarning[] {
+    return this.graph.warnings;
+  }
+}

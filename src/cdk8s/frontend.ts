@@ -1,0 +1,28 @@
+import { Construct } from 'constructs';
+import { Diagnostics, FrontendOptions } from '../core';
+import { checkComponent } from '../core/graph';
+import { DynamoGraph } from './graph';
+
+export interface FrontendProps extends FrontendOptions {}
+
+/**
+ * The graph's OpenAI-compatible frontend (`componentType: frontend`). The
+ * construct id is the service name, conventionally `Frontend`.
+ */
+export class Frontend extends Construct {
+  /** The service name: the key under `spec.services`. */
+  public readonly serviceName: string;
+  /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
+  public readonly servicePath: string;
+
+  constructor(graph: DynamoGraph, id: string, props: FrontendProps = {}) {
+    super(graph, id);
+    this.serviceName = id;
+    this.servicePath = `/spec/services/${id}`;
+    const component = { kind: 'frontend' as const, name: id, path: id, options: props };
+    const d = new Diagnostics();
+    checkComponent(d, component, graph.options.backend);
+    d.throwIfErrors();
+    graph._addComponent(component);
+  }
+}

@@ -1,0 +1,111 @@
+import { ApiObject, Chart, Lazy } from 'cdk8s';
+import { Construct } from 'constructs';
+import {
+  checkGraphOptions,
+  ComponentSpec,
+  DEFAULT_DYNAMO_VERSION,
+  Diagnostics,
+  GraphOptions,
+  GraphSpec,
+  releaseOf,
+  renderGraph,
+  RenderedGraph,
+  ValidationWarning,
+} from '../core';
+import { RenderedApiObject } from './api-object';
+import { reportWarningsOnSynth, StrictOptions } from './warnings';
+
+export interface DynamoGraphProps extends GraphOptions, StrictOptions {
+  /**
+   * `metadata.name` of the DynamoGraphDeployment.
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * Namespace of the graph and the objects it creates.
+   * @default - the chart's namespace
+   */
+  readonly namespace?: string;
+}
+
+/**
+ * One NVIDIA Dynamo graph: renders a `nvidia.com/v1alpha1` DynamoGraphDeployment
+ * from its child components (`Frontend`, `PrefillWorker`, `DecodeWorker`, `Worker`).
+ * The construct id of each child is its service name.
+ */
+export class DynamoGraph extends Construct {
+  /** `metadata.name` of the DynamoGraphDeployment. */
+  public readonly name: string;
+  /** Namespace of the graph's objects. */
+  public readonly namespace?: string;
+  /** The graph-wide options. */
+  public readonly options: GraphOptions;
+  /** The DynamoGraphDeployment object; patch it with `addJsonPatch` for what the library does not model. */
+  public readonly apiObject: ApiObject;
+
+  private readonly components: ComponentSpec[] = [];
+  private readonly componentObjects: ApiObject[] = [];
+  private rendered?: RenderedGraph;
+  private renderedCount = -1;
+
+  constructor(scope: Construct, id: string, props: DynamoGraphProps) {
+    super(scope, id);
+    const { name, namespace, strict, ...options } = props;
+    this.name = name ?? id;
+    this.namespace = namespace ?? Chart.of(this).namespace;
+    this.options = options;
+    const d = new Diagnostics();
+    checkGraphOptions(d, '', options);
+    d.throwIfErrors();
+    const release = releaseOf(options.dynamoVersion ?? DEFAULT_DYNAMO_VERSION);
+    this.apiObject = new RenderedApiObject(
+      this,
+      'Resource',
+      {
+        apiVersion: release.apiVersion,
+        kind: 'DynamoGraphDeployment',
+        metadata: { name: this.name, namespace: this.namespace, labels: options.labels, annotations: options.annotations },
+        spec: Lazy.any({ produce: () => this.render().graph.spec }),
+      },
+      () => this.render(),
+    );
+    const cache = options.modelCache as unknown as { apiObject?: unknown };
+    if (cache && ApiObject.isApiObject(cache.apiObject)) this.apiObject.addDependency(cache.apiObject);
+    reportWarningsOnSynth(this, strict, () => this.warnings);
+  }
+
+  /** Every object this graph synthesizes: the DynamoGraphDeployment and the ConfigMaps its workers mount. */
+  public get apiObjects(): ApiObject[] {
+    return [this.apiObject, ...this.componentObjects];
+  }
+
+  /** The graph as core sees it. */
+  public get spec(): GraphSpec {
+    return { name: this.name, namespace: this.namespace, path: '', options: this.options, components: [...this.components] };
+  }
+
+  /** Validates the whole graph and renders its objects; throws `DynamoValidationError` listing every problem. */
+  public render(): RenderedGraph {
+    // Components are only ever added, so the rendering stays valid until the next one is.
+    if (!this.rendered || this.renderedCount !== this.components.length) {
+      this.rendered = renderGraph(this.spec);
+      this.renderedCount = this.components.length;
+    }
+    return this.rendered;
+  }
+
+  /** Warnings about the graph (legal but probably wrong). */
+  public get warnings(): readonly ValidationWarning[] {
+    return this.render().warnings;
+  }
+
+  /** @internal */
+  public _addComponent(component: ComponentSpec, objects: readonly ApiObject[] = []): void {
+    this.components.push(component);
+    for (const o of objects) {
+      this.componentObjects.push(o);
+      // mounted objects are applied before the graph that mounts them
+      this.apiObject.addDependency(o);
+    }
+  }
+}

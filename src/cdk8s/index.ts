@@ -1,0 +1,11 @@
+/**
+ * dynamo-constructs for cdk8s: thin constructs over the engine-neutral core.
+ * The core value classes are re-exported so that one import is enough.
+ */
+export * from '../core';
+export * from './warnings';
+export * from './graph';
+export * from './frontend';
+export * from './worker';
+export * from './model-cache';
+export * from './deployment';

@@ -1,0 +1,67 @@
+import { ApiObject, Lazy } from 'cdk8s';
+import { Construct } from 'constructs';
+import { Diagnostics, engineConfigMapName, WorkerOptions, WorkerRole } from '../core';
+import { checkComponent } from '../core/graph';
+import { RenderedApiObject } from './api-object';
+import { DynamoGraph } from './graph';
+
+export interface WorkerProps extends WorkerOptions {}
+
+/** A pool of GPU workers of one role. The construct id is the service name unless `serviceName` is set. */
+abstract class WorkerBase extends Construct {
+  /** The service name: the key under `spec.services`. */
+  public readonly serviceName: string;
+  /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
+  public readonly servicePath: string;
+  /** Objects this worker adds beside the graph (the TensorRT-LLM engine config ConfigMap). */
+  public readonly apiObjects: ApiObject[] = [];
+
+  protected constructor(graph: DynamoGraph, id: string, role: WorkerRole, props: WorkerProps) {
+    super(graph, id);
+    this.serviceName = props.serviceName ?? id;
+    this.servicePath = `/spec/services/${this.serviceName}`;
+    const component = { kind: 'worker' as const, role, name: this.serviceName, path: this.serviceName, options: props };
+    const d = new Diagnostics();
+    checkComponent(d, component, graph.options.backend);
+    d.throwIfErrors();
+
+    if (graph.options.backend._renderer.usesEngineConfigFile) {
+      const name = engineConfigMapName(graph.name, this.serviceName);
+      this.apiObjects.push(
+        new RenderedApiObject(
+          this,
+          'EngineConfig',
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name, namespace: graph.namespace },
+            data: Lazy.any({ produce: () => graph.render().configMaps.find((c) => c.metadata.name === name)!.data }),
+          },
+          () => graph.render(),
+        ),
+      );
+    }
+    graph._addComponent(component, this.apiObjects);
+  }
+}
+
+/** Prefill workers of a disaggregated graph (`subComponentType: prefill`). */
+export class PrefillWorker extends WorkerBase {
+  constructor(graph: DynamoGraph, id: string, props: WorkerProps = {}) {
+    super(graph, id, 'prefill', props);
+  }
+}
+
+/** Decode workers of a disaggregated graph (`subComponentType: decode`). */
+export class DecodeWorker extends WorkerBase {
+  constructor(graph: DynamoGraph, id: string, props: WorkerProps = {}) {
+    super(graph, id, 'decode', props);
+  }
+}
+
+/** Aggregated workers: prefill and decode in one engine. */
+export class Worker extends WorkerBase {
+  constructor(graph: DynamoGraph, id: string, props: WorkerProps = {}) {
+    super(graph, id, 'aggregated', props);
+  }
+}

@@ -1,0 +1,48 @@
+import type { BackendRenderer, WorkerCommand, WorkerLaunch } from '../backend';
+
+/** The port of SGLang's disaggregation bootstrap server on prefill workers. */
+export const SGLANG_BOOTSTRAP_PORT = 12345;
+
+/** SGLang through `python3 -m dynamo.sglang`. */
+export const SGLANG: BackendRenderer = {
+  name: 'sglang',
+  imageName: 'sglang-runtime',
+  servicePrefix: 'SGLang',
+  sharedMemory: '16Gi',
+  // SGLang's own default page size is 1; Dynamo's examples run 16, the router's typical block.
+  defaultBlockSize: 16,
+  usesEngineConfigFile: false,
+  workingDir: '/workspace',
+  renderWorker(l: WorkerLaunch): WorkerCommand {
+    const args = ['--model-path', l.model];
+    if (l.servedModelName !== undefined) args.push('--served-model-name', l.servedModelName);
+    args.push('--page-size', String(l.blockSize ?? 16));
+    args.push('--tp', String(l.tensorParallelSize));
+    if (l.pipelineParallelSize !== undefined) args.push('--pp-size', String(l.pipelineParallelSize));
+    if (l.kvCacheDtype !== undefined) args.push('--kv-cache-dtype', l.kvCacheDtype);
+    if (l.maxNumSeqs !== undefined) args.push('--max-running-requests', String(l.maxNumSeqs));
+    if (l.maxModelLen !== undefined) args.push('--context-length', String(l.maxModelLen));
+    if (l.trustRemoteCode) args.push('--trust-remote-code');
+    // The frontend tokenizes; workers receive token ids.
+    args.push('--skip-tokenizer-init');
+    const env = [];
+    if (l.role !== 'aggregated') {
+      args.push(
+        '--disaggregation-mode',
+        l.role,
+        '--disaggregation-transfer-backend',
+        'nixl',
+        '--disaggregation-bootstrap-port',
+        String(SGLANG_BOOTSTRAP_PORT),
+        // the bootstrap server must be reachable from the other pods
+        '--host',
+        '0.0.0.0',
+      );
+      if (l.nixlBackend === 'LIBFABRIC') env.push({ name: 'SGLANG_DISAGGREGATION_NIXL_BACKEND', value: 'LIBFABRIC' });
+    }
+    if (l.role !== 'decode' && l.kvEvents === 'publish') {
+      args.push('--kv-events-config', JSON.stringify({ publisher: 'zmq', topic: 'kv-events', endpoint: 'tcp://*:5557' }));
+    }
+    return { command: ['python3', '-m', 'dynamo.sglang'], args, env };
+  },
+};

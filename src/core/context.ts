@@ -1,0 +1,30 @@
+import type { Backend } from './backend';
+import type { PodInfoField } from './env';
+import type { Fabric } from './fabric';
+import type { ImagePullPolicy } from './k8s';
+import type { ModelCacheMount } from './model-cache';
+import type { Router } from './router';
+import type { DynamoRelease } from './versions';
+
+/** Graph-wide settings every component renders with, after defaults are applied. @internal */
+export interface GraphContext {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly model: string;
+  readonly servedModelName?: string;
+  readonly backend: Backend;
+  readonly dynamoVersion: string;
+  readonly release: DynamoRelease;
+  readonly image: string;
+  readonly imagePullPolicy: ImagePullPolicy;
+  readonly imagePullSecrets: readonly string[];
+  readonly hfTokenSecret?: string;
+  readonly modelCache?: ModelCacheMount;
+  readonly fabric: Fabric;
+  readonly trustRemoteCode: boolean;
+  readonly podInfoEnv: readonly PodInfoField[];
+  /** The frontend's router (round-robin when the graph has no frontend). */
+  readonly router: Router;
+  /** The KV block size the router announces, derived from the workers when not set. */
+  readonly routerBlockSize?: number;
+}

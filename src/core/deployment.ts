@@ -1,0 +1,67 @@
+import { WorkerRole } from './backend';
+import { FrontendOptions } from './frontend';
+import { ComponentSpec, GraphOptions, GraphSpec } from './graph';
+import { defaultWorkerServiceName, WorkerOptions } from './worker';
+
+/** The service name of the frontend in the deployments. */
+export const FRONTEND_SERVICE_NAME = 'Frontend';
+
+/** Options common to whole deployments. */
+export interface DeploymentOptions extends GraphOptions {
+  /**
+   * The frontend and its router.
+   * @default - one replica, round-robin routing
+   */
+  readonly frontend?: FrontendOptions;
+}
+
+/** A disaggregated graph: a frontend, prefill workers and decode workers (guide 2). */
+export interface DisaggregatedDeploymentOptions extends DeploymentOptions {
+  /** Prefill workers: low batch (1-4), TP1-TP2 (guide 2). */
+  readonly prefill: WorkerOptions;
+  /** Decode workers: high batch (256-1024). */
+  readonly decode: WorkerOptions;
+}
+
+/** An aggregated graph: a frontend and workers that both prefill and decode. */
+export interface AggregatedDeploymentOptions extends DeploymentOptions {
+  /** The workers. */
+  readonly workers: WorkerOptions;
+}
+
+/** The graph-wide options of a deployment: everything but its own component keys. */
+function graphOptions(o: DeploymentOptions, own: readonly string[]): GraphOptions {
+  const graph: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o ?? {})) if (!own.includes(k)) graph[k] = v;
+  return graph as unknown as GraphOptions;
+}
+
+function worker(o: DeploymentOptions, role: WorkerRole, path: string, options: WorkerOptions | undefined): ComponentSpec {
+  return { kind: 'worker', role, path, name: options?.serviceName ?? defaultWorkerServiceName(o.backend, role), options };
+}
+
+function frontend(o: DeploymentOptions): ComponentSpec {
+  return { kind: 'frontend', name: FRONTEND_SERVICE_NAME, path: 'frontend', options: o.frontend ?? {} };
+}
+
+/** The graph of a disaggregated deployment: Frontend, prefill workers, decode workers. */
+export function disaggregatedGraphSpec(name: string, namespace: string | undefined, o: DisaggregatedDeploymentOptions): GraphSpec {
+  return {
+    name,
+    namespace,
+    path: '',
+    options: graphOptions(o, ['frontend', 'prefill', 'decode']),
+    components: [frontend(o), worker(o, 'prefill', 'prefill', o.prefill), worker(o, 'decode', 'decode', o.decode)],
+  };
+}
+
+/** The graph of an aggregated deployment: Frontend and workers. */
+export function aggregatedGraphSpec(name: string, namespace: string | undefined, o: AggregatedDeploymentOptions): GraphSpec {
+  return {
+    name,
+    namespace,
+    path: '',
+    options: graphOptions(o, ['frontend', 'workers']),
+    components: [frontend(o), worker(o, 'aggregated', 'workers', o.workers)],
+  };
+}

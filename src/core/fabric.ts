@@ -1,0 +1,183 @@
+import { checkBoolean, checkInteger, checkKnownKeys, checkString, join, optionKeys } from './checks';
+import { EnvMap, checkEnvMap, envMapToList, mergeEnv } from './env';
+import { Diagnostics, show } from './errors';
+import { EnvVar } from './k8s';
+
+/** The network KV cache blocks travel over between prefill and decode workers. */
+export type FabricKind = 'rdma' | 'efa' | 'tcp';
+
+/** InfiniBand / RoCE through UCX (guide 2). */
+export interface RdmaFabricOptions {
+  /**
+   * Extended resource the RDMA device plugin advertises.
+   * @default 'rdma/hca_shared_devices'
+   */
+  readonly resourceName?: string;
+  /**
+   * RDMA devices requested per worker pod (limits and requests).
+   * @default - the GPUs of each worker pod (guide 2: match the tensor parallel size)
+   */
+  readonly deviceCount?: number;
+  /**
+   * Add the IPC_LOCK capability, which RDMA memory registration needs.
+   * @default true
+   */
+  readonly ipcLock?: boolean;
+  /**
+   * UCX transports (`UCX_TLS`).
+   * @default 'rc_x,rc,dc_x,dc,cuda_copy,cuda_ipc'
+   */
+  readonly ucxTls?: string;
+  /**
+   * UCX rendezvous scheme (`UCX_RNDV_SCHEME`); `get_zcopy` is zero-copy RDMA.
+   * @default 'get_zcopy'
+   */
+  readonly ucxRndvScheme?: string;
+  /**
+   * UCX rendezvous threshold in bytes (`UCX_RNDV_THRESH`); 0 uses RDMA for every message size.
+   * @default '0'
+   */
+  readonly ucxRndvThresh?: string;
+  /**
+   * More environment for the workers, e.g. `{ UCX_IB_GID_INDEX: '3' }` on RoCE v2.
+   * A name set here replaces the default of the same name.
+   * @default - none
+   */
+  readonly env?: EnvMap;
+}
+
+/** AWS Elastic Fabric Adapter through NIXL's LIBFABRIC backend (guide 4). */
+export interface EfaFabricOptions {
+  /**
+   * Extended resource the EFA device plugin advertises.
+   * @default 'vpc.amazonaws.com/efa'
+   */
+  readonly resourceName?: string;
+  /**
+   * EFA devices requested per worker pod (limits and requests).
+   * @default - the GPUs of each worker pod
+   */
+  readonly deviceCount?: number;
+  /**
+   * Add the IPC_LOCK capability, which EFA memory registration needs.
+   * @default true
+   */
+  readonly ipcLock?: boolean;
+  /**
+   * Let libfabric hand same-node transfers to its shm provider. Off by default:
+   * with it on, a prefill and a decode worker on the same node fall back to
+   * staged copies through host memory (SAR) and KV transfer is ~9x slower
+   * (guide 4: 1,776 ms vs 196 ms). Sets `FI_EFA_ENABLE_SHM_TRANSFER`.
+   * @default false
+   */
+  readonly shmTransfer?: boolean;
+  /**
+   * More environment for the workers; a name set here replaces the default of the same name.
+   * @default - none
+   */
+  readonly env?: EnvMap;
+}
+
+const RDMA_KEYS = optionKeys<RdmaFabricOptions>()('resourceName', 'deviceCount', 'ipcLock', 'ucxTls', 'ucxRndvScheme', 'ucxRndvThresh', 'env');
+const EFA_KEYS = optionKeys<EfaFabricOptions>()('resourceName', 'deviceCount', 'ipcLock', 'shmTransfer', 'env');
+
+/** The NIXL transfer backend a fabric needs. */
+export type NixlBackend = 'UCX' | 'LIBFABRIC';
+
+/** What a fabric adds to each worker pod. @internal */
+export interface FabricContribution {
+  readonly env: EnvVar[];
+  readonly capabilities: string[];
+  readonly devices: Record<string, string>;
+  readonly nixlBackend?: NixlBackend;
+}
+
+const EXTENDED_RESOURCE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/** The network used for KV cache transfer between disaggregated workers. */
+export class Fabric {
+  /**
+   * InfiniBand or RoCE over UCX: an RDMA device request on each worker (count =
+   * GPUs per worker pod), IPC_LOCK, and guide 2's UCX environment.
+   */
+  public static rdma(options: RdmaFabricOptions = {}): Fabric {
+    return new Fabric('rdma', options);
+  }
+
+  /**
+   * AWS EFA: an EFA device request, NIXL's LIBFABRIC backend, and
+   * `FI_EFA_ENABLE_SHM_TRANSFER=0` (guide 4 explains why).
+   */
+  public static efa(options: EfaFabricOptions = {}): Fabric {
+    return new Fabric('efa', options);
+  }
+
+  /**
+   * Plain TCP: no RDMA. Fine for aggregated serving; for disaggregated serving
+   * it is a validation warning (guide 2: TTFT ~40x worse).
+   */
+  public static tcp(): Fabric {
+    return new Fabric('tcp', {});
+  }
+
+  private constructor(
+    /** The kind of fabric. */
+    public readonly kind: FabricKind,
+    /** The options it was created with. */
+    public readonly options: RdmaFabricOptions | EfaFabricOptions,
+  ) {}
+
+  /** @internal */
+  public _validate(d: Diagnostics, path: string): void {
+    if (this.kind === 'tcp') return;
+    const o = this.options;
+    checkKnownKeys(d, path, o, this.kind === 'rdma' ? RDMA_KEYS : EFA_KEYS);
+    if (o.resourceName !== undefined && (typeof o.resourceName !== 'string' || !EXTENDED_RESOURCE.test(o.resourceName))) {
+      d.error(join(path, 'resourceName'), `must be an extended resource name such as "rdma/hca_shared_devices", got ${show(o.resourceName)}`, 'value-format');
+    }
+    checkInteger(d, join(path, 'deviceCount'), o.deviceCount, 1);
+    checkBoolean(d, join(path, 'ipcLock'), o.ipcLock);
+    checkEnvMap(d, join(path, 'env'), o.env);
+    if (this.kind === 'rdma') {
+      const r = o as RdmaFabricOptions;
+      checkString(d, join(path, 'ucxTls'), r.ucxTls);
+      checkString(d, join(path, 'ucxRndvScheme'), r.ucxRndvScheme);
+      checkString(d, join(path, 'ucxRndvThresh'), r.ucxRndvThresh);
+    } else {
+      checkBoolean(d, join(path, 'shmTransfer'), (o as EfaFabricOptions).shmTransfer);
+    }
+  }
+
+  /**
+   * Environment, capabilities and device requests for one worker pod that uses `gpusPerPod` GPUs.
+   * @internal
+   */
+  public _contribution(gpusPerPod: number): FabricContribution {
+    if (this.kind === 'tcp') return { env: [], capabilities: [], devices: {} };
+    const o = this.options;
+    const capabilities = o.ipcLock === false ? [] : ['IPC_LOCK'];
+    const count = String(o.deviceCount ?? gpusPerPod);
+    if (this.kind === 'rdma') {
+      const r = o as RdmaFabricOptions;
+      const env = mergeEnv(
+        [
+          { name: 'UCX_TLS', value: r.ucxTls ?? 'rc_x,rc,dc_x,dc,cuda_copy,cuda_ipc' },
+          { name: 'UCX_RNDV_SCHEME', value: r.ucxRndvScheme ?? 'get_zcopy' },
+          { name: 'UCX_RNDV_THRESH', value: r.ucxRndvThresh ?? '0' },
+        ],
+        envMapToList(r.env),
+      );
+      return { env, capabilities, devices: { [r.resourceName ?? 'rdma/hca_shared_devices']: count }, nixlBackend: 'UCX' };
+    }
+    const e = o as EfaFabricOptions;
+    const env = mergeEnv(
+      [
+        { name: 'FI_PROVIDER', value: 'efa' },
+        { name: 'FI_EFA_USE_DEVICE_RDMA', value: '1' },
+        ...(e.shmTransfer ? [] : [{ name: 'FI_EFA_ENABLE_SHM_TRANSFER', value: '0' }]),
+      ],
+      envMapToList(e.env),
+    );
+    return { env, capabilities, devices: { [e.resourceName ?? 'vpc.amazonaws.com/efa']: count }, nixlBackend: 'LIBFABRIC' };
+  }
+}

@@ -1,0 +1,401 @@
+import { Backend, checkBackend, KvEventsMode, WorkerRole } from './backend';
+import { checkBoolean, checkDnsLabel, checkKnownKeys, checkOneOf, checkString, isPlainObject, join, optionKeys } from './checks';
+import { GraphContext } from './context';
+import { checkEnvMap, checkPodInfoFields, EnvMap, envMapToList, POD_INFO_FIELDS, PodInfoField } from './env';
+import { Diagnostics, show, validate, ValidationWarning } from './errors';
+import { Fabric } from './fabric';
+import { checkFrontend, FrontendOptions, renderFrontend } from './frontend';
+import { IMAGE_PULL_POLICIES, ImagePullPolicy, KubeObject, NameRef, nameOf } from './k8s';
+import { modelCacheMount } from './model-cache';
+import { Router } from './router';
+import { DgdService } from './service';
+import { prune } from './util';
+import { DEFAULT_DYNAMO_VERSION, DynamoRelease, lookupRelease, releaseOf } from './versions';
+import { checkExtraArgs, checkServiceName, checkWorker, renderWorker, WorkerOptions, workerCommand, workerShape } from './worker';
+
+/** A model cache as a graph sees it: a claim and a mount path. */
+export interface IModelCache {
+  /** Name of the PersistentVolumeClaim. */
+  readonly claimName: string;
+  /** Where services mount it; `HF_HOME` points here. */
+  readonly mountPath: string;
+}
+
+/** Settings shared by every service of a graph. */
+export interface GraphOptions {
+  /** Hugging Face model id or path, e.g. `nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1`. */
+  readonly model: string;
+  /** The inference engine. */
+  readonly backend: Backend;
+  /**
+   * Dynamo release; selects flags, planner command and image tags.
+   * @default '0.9.0'
+   */
+  readonly dynamoVersion?: string;
+  /**
+   * Model name clients send in requests.
+   * @default - the model id
+   */
+  readonly servedModelName?: string;
+  /**
+   * Image of every service.
+   * @default - the backend's runtime image for `dynamoVersion`
+   */
+  readonly image?: string;
+  /**
+   * Image pull policy of every service.
+   * @default 'IfNotPresent'
+   */
+  readonly imagePullPolicy?: ImagePullPolicy;
+  /**
+   * Secrets to pull images with, by name or as objects (e.g. a cdk8s-plus `ISecret`).
+   * @default - none
+   */
+  readonly imagePullSecrets?: readonly NameRef[];
+  /**
+   * Existing Secret whose keys (e.g. `HF_TOKEN`) become worker environment (`envFromSecret`).
+   * @default - none (public models only)
+   */
+  readonly hfTokenSecret?: NameRef;
+  /**
+   * PVC caching model weights, mounted on the frontend and workers with `HF_HOME` pointing to it.
+   * @default - none (weights are downloaded into each pod)
+   */
+  readonly modelCache?: IModelCache;
+  /**
+   * Network for KV cache transfer between prefill and decode workers.
+   * @default Fabric.tcp()
+   */
+  readonly fabric?: Fabric;
+  /**
+   * Environment of every service (`spec.envs`); a service's own `env` overrides it.
+   * @default - none
+   */
+  readonly env?: EnvMap;
+  /**
+   * Let the engine run the model repository's own code (`--trust-remote-code`).
+   * @default false
+   */
+  readonly trustRemoteCode?: boolean;
+  /**
+   * Pod fields exposed to every service as environment variables (guide 1 step 9).
+   * @default ['POD_UID', 'POD_NAME', 'POD_NAMESPACE', 'POD_IP']
+   */
+  readonly podInfoEnv?: readonly PodInfoField[];
+  /**
+   * Labels of the DynamoGraphDeployment object.
+   * @default - none
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * Annotations of the DynamoGraphDeployment object.
+   * @default - none
+   */
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+export const GRAPH_OPTION_KEYS = optionKeys<GraphOptions>()(
+  'model',
+  'backend',
+  'dynamoVersion',
+  'servedModelName',
+  'image',
+  'imagePullPolicy',
+  'imagePullSecrets',
+  'hfTokenSecret',
+  'modelCache',
+  'fabric',
+  'env',
+  'trustRemoteCode',
+  'podInfoEnv',
+  'labels',
+  'annotations',
+);
+
+/** One service of a graph. `path` is where its options came from, for messages. */
+export type ComponentSpec =
+  | { readonly kind: 'frontend'; readonly name: string; readonly path: string; readonly options: FrontendOptions }
+  | {
+    readonly kind: 'worker';
+    readonly role: WorkerRole;
+    readonly name: string;
+    readonly path: string;
+    /** Undefined when a required worker pool was not given (reported as an error). */
+    readonly options: WorkerOptions | undefined;
+  };
+
+/** A whole graph: what renders one DynamoGraphDeployment. */
+export interface GraphSpec {
+  /** `metadata.name` of the DGD. */
+  readonly name: string;
+  readonly namespace?: string;
+  readonly options: GraphOptions;
+  /** Path prefix of graph options in messages (`''` for top-level props). */
+  readonly path: string;
+  readonly components: readonly ComponentSpec[];
+}
+
+/** The objects of one graph. */
+export interface RenderedGraph {
+  /** The DynamoGraphDeployment. */
+  readonly graph: KubeObject;
+  /** ConfigMaps the services mount (TensorRT-LLM engine configs), in service order. */
+  readonly configMaps: readonly KubeObject[];
+  readonly warnings: readonly ValidationWarning[];
+}
+
+/** The most services a DynamoGraphDeployment may have (CRD `maxProperties`). */
+export const MAX_SERVICES = 25;
+
+function checkNameRef(d: Diagnostics, path: string, ref: unknown): void {
+  if (ref === undefined) return;
+  const name = typeof ref === 'string' ? ref : isPlainObject(ref) || typeof ref === 'object' ? (ref as { name?: unknown })?.name : undefined;
+  if (typeof name !== 'string') {
+    d.error(path, `must be a name or an object with a name (such as a Secret), got ${show(ref)}`, 'value-type');
+    return;
+  }
+  checkDnsLabel(d, path, name);
+}
+
+function checkStringMap(d: Diagnostics, path: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!isPlainObject(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+    d.error(path, `must be an object of string values, got ${show(value)}`, 'value-type');
+  }
+}
+
+/** Checks graph-wide options. Returns the release when the version is supported. */
+export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions): DynamoRelease | undefined {
+  checkString(d, join(path, 'model'), o.model, true);
+  const backendOk = checkBackend(d, join(path, 'backend'), o.backend);
+  const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+  const release = lookupRelease(d, join(path, 'dynamoVersion'), version);
+  if (backendOk) o.backend._validate(d, join(path, 'backend'), release, version);
+  checkString(d, join(path, 'servedModelName'), o.servedModelName);
+  checkString(d, join(path, 'image'), o.image);
+  if (o.image !== undefined && backendOk && o.backend.options.image !== undefined) {
+    d.error(join(path, 'image'), `is set, and so is backend's image ${show(o.backend.options.image)}; set only one`, 'option-conflict');
+  }
+  if (o.image !== undefined && backendOk && o.backend.options.cuda !== undefined) {
+    d.error(join(path, 'image'), `is set, so backend's cuda (${o.backend.options.cuda}) would select nothing; remove one of them`, 'option-conflict');
+  }
+  checkOneOf(d, join(path, 'imagePullPolicy'), o.imagePullPolicy, IMAGE_PULL_POLICIES);
+  if (o.imagePullSecrets !== undefined) {
+    if (!Array.isArray(o.imagePullSecrets)) {
+      d.error(join(path, 'imagePullSecrets'), `must be a list of Secret names, got ${show(o.imagePullSecrets)}`, 'value-type');
+    } else {
+      o.imagePullSecrets.forEach((s, i) => checkNameRef(d, join(join(path, 'imagePullSecrets'), i), s));
+    }
+  }
+  checkNameRef(d, join(path, 'hfTokenSecret'), o.hfTokenSecret);
+  if (o.modelCache !== undefined && (typeof o.modelCache?.claimName !== 'string' || typeof o.modelCache?.mountPath !== 'string')) {
+    d.error(join(path, 'modelCache'), `must be a ModelCache (a claim name and a mount path), got ${show(o.modelCache)}`, 'value-type');
+  }
+  if (o.fabric !== undefined) {
+    if (o.fabric instanceof Fabric) o.fabric._validate(d, join(path, 'fabric'));
+    else d.error(join(path, 'fabric'), `must be Fabric.rdma(), Fabric.efa() or Fabric.tcp(), got ${show(o.fabric)}`, 'value-type');
+  }
+  checkEnvMap(d, join(path, 'env'), o.env);
+  checkBoolean(d, join(path, 'trustRemoteCode'), o.trustRemoteCode);
+  checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);
+  checkStringMap(d, join(path, 'labels'), o.labels);
+  checkStringMap(d, join(path, 'annotations'), o.annotations);
+  return release;
+}
+
+/** Checks one component on its own (without the rest of the graph). */
+export function checkComponent(d: Diagnostics, c: ComponentSpec, backend: Backend | undefined): void {
+  if (c.kind === 'worker' && c.options === undefined) {
+    d.error(c.path, `is required: the ${c.role} worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }`, 'required');
+    return;
+  }
+  if (!isPlainObject(c.options)) {
+    d.error(c.path, `must be an object of options, got ${show(c.options)}`, 'value-type');
+    return;
+  }
+  const named = c.kind === 'worker' && c.options?.serviceName !== undefined;
+  checkServiceName(d, named ? join(c.path, 'serviceName') : c.path, c.name);
+  if (c.kind === 'frontend') checkFrontend(d, c.path, c.options);
+  else checkWorker(d, c.path, c.options!, backend);
+}
+
+function frontendOf(spec: GraphSpec) {
+  return spec.components.find((c) => c.kind === 'frontend') as Extract<ComponentSpec, { kind: 'frontend' }> | undefined;
+}
+
+type WorkerComponent = Extract<ComponentSpec, { kind: 'worker' }> & { readonly options: WorkerOptions };
+
+/** The workers of a graph that have options (a missing required pool is reported by `checkComponent`). */
+function workersOf(spec: GraphSpec): WorkerComponent[] {
+  return spec.components.filter((c): c is WorkerComponent => c.kind === 'worker' && c.options !== undefined);
+}
+
+/** The block size each worker runs with, explicit or the backend's default. */
+function effectiveBlockSize(backend: Backend, o: WorkerOptions): number | undefined {
+  return o.blockSize ?? backend._renderer.defaultBlockSize;
+}
+
+/** Checks the whole graph: every option and the rules that cross components. */
+export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | undefined {
+  checkKnownKeys(d, spec.path, spec.options, GRAPH_OPTION_KEYS);
+  checkDnsLabel(d, join(spec.path, 'name'), spec.name, '; pass `name` to choose the DynamoGraphDeployment name');
+  if (spec.namespace !== undefined) checkDnsLabel(d, join(spec.path, 'namespace'), spec.namespace);
+  const release = checkGraphOptions(d, spec.path, spec.options);
+  const backend = spec.options.backend instanceof Backend ? spec.options.backend : undefined;
+  for (const c of spec.components) checkComponent(d, c, backend);
+
+  const names = new Map<string, string>();
+  for (const c of spec.components) {
+    const seen = names.get(c.name);
+    if (seen !== undefined) d.error(c.path, `uses service name ${show(c.name)}, already used by ${seen}; service names must be unique`, 'duplicate-service');
+    else names.set(c.name, c.path);
+  }
+  if (spec.components.length > MAX_SERVICES) {
+    d.error(join(spec.path, 'services'), `has ${spec.components.length} services; a DynamoGraphDeployment holds at most ${MAX_SERVICES}`, 'too-many-services');
+  }
+
+  const frontends = spec.components.filter((c) => c.kind === 'frontend');
+  if (frontends.length > 1) {
+    d.error(frontends[1].path, `is a second frontend (${frontends.map((f) => f.name).join(', ')}); a graph has one frontend, scale it with replicas`, 'graph-structure');
+  }
+  const workers = workersOf(spec);
+  const roles = new Set(workers.map((w) => w.role));
+  if (workers.length === 0) {
+    d.error(spec.path === '' ? 'services' : spec.path, 'has no workers; add a Worker, or a PrefillWorker and a DecodeWorker', 'graph-structure');
+  }
+  if (roles.has('aggregated') && (roles.has('prefill') || roles.has('decode'))) {
+    d.error(spec.path === '' ? 'services' : spec.path, 'mixes aggregated workers with prefill/decode workers; a graph is either aggregated or disaggregated', 'graph-structure');
+  }
+  if (roles.has('prefill') !== roles.has('decode') && !roles.has('aggregated')) {
+    const missing = roles.has('prefill') ? 'DecodeWorker' : 'PrefillWorker';
+    d.error(spec.path === '' ? 'services' : spec.path, `is disaggregated but has no ${missing}; prefill and decode workers come in pairs`, 'graph-structure');
+  }
+  if (frontends.length === 0 && workers.length > 0) {
+    d.warn(spec.path === '' ? 'services' : spec.path, 'has no Frontend: nothing serves the OpenAI API for these workers', 'graph-structure');
+  }
+
+  if (backend) {
+    // Block sizes must agree: between prefill and decode (KV transfer), and with a KV router.
+    const sized = workers.map((w) => ({ w, size: effectiveBlockSize(backend, w.options) }));
+    const explicit = sized.filter((s) => s.size !== undefined);
+    const distinct = new Set(explicit.map((s) => s.size));
+    if (distinct.size > 1) {
+      d.error(
+        join(explicit[1].w.path, 'blockSize'),
+        `is ${explicit[1].size}, but ${explicit[0].w.path} runs ${explicit[0].size}; all workers of a graph must use one KV block size`,
+        'block-size-mismatch',
+      );
+    }
+    const router = frontendOf(spec)?.options.router;
+    if (router instanceof Router && router.mode === 'kv' && router.options.blockSize !== undefined) {
+      const mismatch = explicit.find((s) => s.size !== router.options.blockSize);
+      if (mismatch) {
+        d.error(
+          join(frontendOf(spec)!.path, 'router.blockSize'),
+          `is ${router.options.blockSize}, but ${mismatch.w.path} runs block size ${mismatch.size}; the router computes prefill cost in the workers' blocks, so they must match (guide 3)`,
+          'block-size-mismatch',
+        );
+      }
+    }
+    const dtypes = new Set(workers.filter((w) => w.role !== 'aggregated').map((w) => w.options.kvCacheDtype ?? 'auto'));
+    if (dtypes.size > 1) {
+      const decode = workers.find((w) => w.role === 'decode')!;
+      d.error(join(decode.path, 'kvCacheDtype'), `differs between prefill and decode workers (${[...dtypes].join(' vs ')}); the KV cache is transferred as is, so both must use one dtype`, 'kv-dtype-mismatch');
+    }
+
+    const fabric = spec.options.fabric;
+    const disaggregated = roles.has('prefill') && roles.has('decode');
+    if (disaggregated && (fabric === undefined || fabric.kind === 'tcp')) {
+      d.warn(
+        join(spec.path, 'fabric'),
+        `${fabric ? 'is Fabric.tcp()' : 'is not set'}: disaggregated KV cache transfer falls back to TCP, TTFT ~40x worse (guide 2: ~400 ms -> 10+ s); use Fabric.rdma() or Fabric.efa()`,
+        'disaggregated-tcp',
+      );
+    }
+    if (roles.has('aggregated') && fabric instanceof Fabric && fabric.kind !== 'tcp' && workers.every((w) => w.options.nodeCount === undefined)) {
+      d.warn(
+        join(spec.path, 'fabric'),
+        `is Fabric.${fabric.kind}(), but aggregated single-node workers transfer no KV cache: the device request and IPC_LOCK only reserve capacity; use Fabric.tcp()`,
+        'fabric-unused',
+      );
+    }
+  }
+  return release;
+}
+
+function resolveContext(spec: GraphSpec, release: DynamoRelease): GraphContext {
+  const o = spec.options;
+  const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+  const router = frontendOf(spec)?.options.router ?? Router.roundRobin();
+  const workers = workersOf(spec);
+  const blockSizes = workers.map((w) => effectiveBlockSize(o.backend, w.options)).filter((s): s is number => s !== undefined);
+  return {
+    name: spec.name,
+    namespace: spec.namespace,
+    model: o.model,
+    servedModelName: o.servedModelName,
+    backend: o.backend,
+    dynamoVersion: version,
+    release,
+    image: o.image ?? o.backend._image(release, version),
+    imagePullPolicy: o.imagePullPolicy ?? 'IfNotPresent',
+    imagePullSecrets: (o.imagePullSecrets ?? []).map(nameOf),
+    hfTokenSecret: o.hfTokenSecret !== undefined ? nameOf(o.hfTokenSecret) : undefined,
+    modelCache: o.modelCache ? modelCacheMount(o.modelCache.claimName, o.modelCache.mountPath) : undefined,
+    fabric: o.fabric ?? Fabric.tcp(),
+    trustRemoteCode: o.trustRemoteCode ?? false,
+    podInfoEnv: o.podInfoEnv ?? POD_INFO_FIELDS,
+    router,
+    routerBlockSize: router.mode === 'kv' ? (router.options.blockSize ?? blockSizes[0]) : undefined,
+  };
+}
+
+function kvEventsFor(router: Router): KvEventsMode {
+  if (router.mode !== 'kv') return 'backend-default';
+  return router.publishesKvEvents ? 'publish' : 'suppress';
+}
+
+/** Validates a graph and renders its DynamoGraphDeployment and ConfigMaps. */
+export function renderGraph(spec: GraphSpec): RenderedGraph {
+  let release: DynamoRelease | undefined;
+  const warnings = validate((d) => {
+    release = checkGraph(d, spec);
+    if (d.errors.length > 0 || !release) return;
+    // Extra flags may not repeat what the library renders.
+    const ctx = resolveContext(spec, release);
+    for (const w of workersOf(spec)) {
+      const { cmd } = workerCommand(ctx, w.name, w.role, w.options, kvEventsFor(ctx.router));
+      checkExtraArgs(d, w.path, cmd.args, w.options.extraArgs);
+    }
+  });
+  const ctx = resolveContext(spec, releaseOf(spec.options.dynamoVersion ?? DEFAULT_DYNAMO_VERSION));
+  const services: Record<string, DgdService> = {};
+  const configMaps: KubeObject[] = [];
+  for (const c of spec.components) {
+    if (c.kind === 'frontend') {
+      services[c.name] = renderFrontend(ctx, c.options);
+    } else {
+      const r = renderWorker(ctx, c.name, c.role, c.options ?? {}, kvEventsFor(ctx.router));
+      services[c.name] = r.service;
+      if (r.configMap) configMaps.push(r.configMap);
+    }
+  }
+  const o = spec.options;
+  const graph: KubeObject = prune({
+    apiVersion: ctx.release.apiVersion,
+    kind: 'DynamoGraphDeployment',
+    metadata: { name: spec.name, namespace: spec.namespace, labels: o.labels, annotations: o.annotations },
+    spec: {
+      backendFramework: o.backend.name,
+      envs: envMapToList(o.env),
+      pvcs: ctx.modelCache ? [{ name: ctx.modelCache.claimName, create: false }] : undefined,
+      services,
+    },
+  });
+  return { graph, configMaps, warnings };
+}
+
+/** GPUs a graph's workers use at their configured replica counts. */
+export function graphGpus(spec: GraphSpec): number {
+  return workersOf(spec).reduce((sum, w) => sum + workerShape(w.options).gpus * (w.options.replicas ?? 1), 0);
+}

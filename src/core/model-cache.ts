@@ -1,0 +1,107 @@
+import { checkDnsSubdomain, checkKnownKeys, checkOneOf, checkQuantity, checkString, join, optionKeys } from './checks';
+import { Diagnostics, show, validate, ValidationWarning } from './errors';
+import { EnvVar, KubeObject } from './k8s';
+import { prune } from './util';
+
+export type AccessMode = 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteOncePod';
+export const ACCESS_MODES: readonly AccessMode[] = ['ReadWriteMany', 'ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteOncePod'];
+
+/** Where model weights are cached: the default mount path of a model cache. */
+export const DEFAULT_MODEL_CACHE_MOUNT_PATH = '/opt/models';
+
+/** A new PersistentVolumeClaim that caches model weights for every service of a graph. */
+export interface ModelCacheOptions {
+  /** Capacity of the claim, e.g. `'100Gi'`. */
+  readonly size: string;
+  /**
+   * Access mode. Every worker pod mounts the cache, so it must be shared.
+   * @default 'ReadWriteMany'
+   */
+  readonly accessMode?: AccessMode;
+  /**
+   * StorageClass of the claim; it must support the access mode (NFS, CephFS, EFS, Filestore...).
+   * @default - the cluster's default StorageClass
+   */
+  readonly storageClassName?: string;
+  /**
+   * Where services mount the cache; `HF_HOME` points here.
+   * @default '/opt/models'
+   */
+  readonly mountPath?: string;
+}
+
+/** An existing claim used as the model cache. */
+export interface ExistingModelCacheOptions {
+  /** Name of the existing PersistentVolumeClaim. */
+  readonly claimName: string;
+  /**
+   * Where services mount the cache; `HF_HOME` points here.
+   * @default '/opt/models'
+   */
+  readonly mountPath?: string;
+}
+
+const NEW_KEYS = optionKeys<ModelCacheOptions>()('size', 'accessMode', 'storageClassName', 'mountPath');
+const EXISTING_KEYS = optionKeys<ExistingModelCacheOptions>()('claimName', 'mountPath');
+
+/** How a graph uses a model cache: the claim to list in `spec.pvcs` and where to mount it. */
+export interface ModelCacheMount {
+  readonly claimName: string;
+  readonly mountPath: string;
+}
+
+function checkMountPath(d: Diagnostics, path: string, value: unknown): void {
+  if (value === undefined) return;
+  if (checkString(d, path, value) && !value.startsWith('/')) {
+    d.error(path, `must be an absolute path, got ${show(value)}`, 'value-format');
+  }
+}
+
+/** Validates a new model cache; `name` is the claim name. */
+export function checkModelCache(d: Diagnostics, path: string, name: string, o: ModelCacheOptions): void {
+  checkKnownKeys(d, path, o, NEW_KEYS);
+  checkDnsSubdomain(d, join(path, 'name'), name, '; pass `name` to choose the claim name');
+  if (o.size === undefined) d.error(join(path, 'size'), 'is required, e.g. "100Gi"', 'required');
+  checkQuantity(d, join(path, 'size'), o.size);
+  checkOneOf(d, join(path, 'accessMode'), o.accessMode, ACCESS_MODES);
+  checkDnsSubdomain(d, join(path, 'storageClassName'), o.storageClassName);
+  checkMountPath(d, join(path, 'mountPath'), o.mountPath);
+  if ((o.accessMode ?? 'ReadWriteMany') === 'ReadWriteMany' && o.storageClassName === undefined) {
+    d.warn(
+      join(path, 'storageClassName'),
+      'a ReadWriteMany claim without storageClassName binds only if the cluster default StorageClass supports RWX (NFS, CephFS, EFS...); otherwise it stays Pending and no worker starts. Set storageClassName',
+      'rwx-without-storage-class',
+    );
+  }
+}
+
+export function checkExistingModelCache(d: Diagnostics, path: string, o: ExistingModelCacheOptions): void {
+  checkKnownKeys(d, path, o, EXISTING_KEYS);
+  if (checkString(d, join(path, 'claimName'), o.claimName, true)) checkDnsSubdomain(d, join(path, 'claimName'), o.claimName);
+  checkMountPath(d, join(path, 'mountPath'), o.mountPath);
+}
+
+/** Renders the PersistentVolumeClaim of a new model cache. */
+export function renderModelCachePvc(name: string, namespace: string | undefined, o: ModelCacheOptions): { object: KubeObject; warnings: ValidationWarning[] } {
+  const warnings = validate((d) => checkModelCache(d, '', name, o));
+  const object: KubeObject = prune({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace },
+    spec: {
+      accessModes: [o.accessMode ?? 'ReadWriteMany'],
+      resources: { requests: { storage: o.size } },
+      storageClassName: o.storageClassName,
+    },
+  });
+  return { object, warnings };
+}
+
+export function modelCacheMount(claimName: string, mountPath: string | undefined): ModelCacheMount {
+  return { claimName, mountPath: mountPath ?? DEFAULT_MODEL_CACHE_MOUNT_PATH };
+}
+
+/** The environment that points Hugging Face libraries at the cache. */
+export function modelCacheEnv(mount: ModelCacheMount): EnvVar[] {
+  return [{ name: 'HF_HOME', value: mount.mountPath }];
+}

@@ -1,0 +1,164 @@
+import { checkBoolean, checkInteger, checkKnownKeys, checkNumber, join, optionKeys } from './checks';
+import { Diagnostics } from './errors';
+
+/** How the frontend picks a worker for each request. */
+export type RouterMode = 'kv' | 'round-robin' | 'random';
+
+/**
+ * Parameters of the KV-aware router (guide 3). Each maps to a frontend flag;
+ * unset parameters keep Dynamo's defaults.
+ */
+export interface KvRouterOptions {
+  /**
+   * Weight of prefix-cache overlap in the cost `weight x prefill_blocks + decode_blocks`.
+   * Higher favours TTFT (cache hits), lower favours load spread. `--kv-overlap-score-weight`.
+   * @default - Dynamo's default (1.0)
+   */
+  readonly overlapScoreWeight?: number;
+  /**
+   * Softmax temperature of worker selection; 0 always picks the cheapest worker. `--router-temperature`.
+   * @default - Dynamo's default (0.0)
+   */
+  readonly temperature?: number;
+  /**
+   * Workers publish KV cache events to the router. When false the router predicts cache
+   * state from its own decisions with a TTL (`--no-kv-events`), and workers do not publish.
+   * @default true
+   */
+  readonly kvEvents?: boolean;
+  /**
+   * KV cache block size in tokens; must equal the workers' block size. `--kv-cache-block-size`.
+   * @default - the workers' `blockSize` when they set one, otherwise learned from the workers
+   */
+  readonly blockSize?: number;
+  /**
+   * A worker whose KV cache block usage exceeds this fraction (0-1) is busy and skipped.
+   * `--active-decode-blocks-threshold`.
+   * @default - no threshold
+   */
+  readonly activeDecodeBlocksThreshold?: number;
+  /**
+   * A worker with more prefill tokens in flight than this is busy and skipped.
+   * `--active-prefill-tokens-threshold`.
+   * @default - no threshold
+   */
+  readonly activePrefillTokensThreshold?: number;
+  /**
+   * Synchronise active-block state between frontend replicas (use with more than one
+   * frontend replica). `--router-replica-sync`.
+   * @default false
+   */
+  readonly replicaSync?: boolean;
+  /**
+   * Without KV events only: seconds after which a predicted cached block expires. `--router-ttl`.
+   * @default - Dynamo's default (120)
+   */
+  readonly ttlSeconds?: number;
+  /**
+   * Without KV events only: blocks in the prediction tree before pruning. `--router-max-tree-size`.
+   * @default - Dynamo's default
+   */
+  readonly maxTreeSize?: number;
+  /**
+   * Without KV events only: fraction of `maxTreeSize` to prune down to. `--router-prune-target-ratio`.
+   * @default - Dynamo's default (0.8)
+   */
+  readonly pruneTargetRatio?: number;
+}
+
+const KV_ROUTER_KEYS = optionKeys<KvRouterOptions>()(
+  'overlapScoreWeight',
+  'temperature',
+  'kvEvents',
+  'blockSize',
+  'activeDecodeBlocksThreshold',
+  'activePrefillTokensThreshold',
+  'replicaSync',
+  'ttlSeconds',
+  'maxTreeSize',
+  'pruneTargetRatio',
+);
+
+/** The frontend's routing strategy. */
+export class Router {
+  /** KV-cache-aware routing (guide 3): requests go to the worker with the best cache overlap and load. */
+  public static kv(options: KvRouterOptions = {}): Router {
+    return new Router('kv', options);
+  }
+
+  /** Round-robin over workers (Dynamo's default). */
+  public static roundRobin(): Router {
+    return new Router('round-robin', {});
+  }
+
+  /** Uniformly random worker choice. */
+  public static random(): Router {
+    return new Router('random', {});
+  }
+
+  private constructor(
+    /** The routing mode. */
+    public readonly mode: RouterMode,
+    /** KV router parameters (empty unless `mode` is `kv`). */
+    public readonly options: KvRouterOptions,
+  ) {}
+
+  /** Whether workers must publish KV cache events for this router. */
+  public get publishesKvEvents(): boolean {
+    return this.mode === 'kv' && this.options.kvEvents !== false;
+  }
+
+  /** @internal */
+  public _validate(d: Diagnostics, path: string): void {
+    if (this.mode !== 'kv') return;
+    const o = this.options;
+    checkKnownKeys(d, path, o, KV_ROUTER_KEYS);
+    checkNumber(d, join(path, 'overlapScoreWeight'), o.overlapScoreWeight, { min: 0 });
+    checkNumber(d, join(path, 'temperature'), o.temperature, { min: 0 });
+    checkBoolean(d, join(path, 'kvEvents'), o.kvEvents);
+    checkInteger(d, join(path, 'blockSize'), o.blockSize, 1);
+    checkNumber(d, join(path, 'activeDecodeBlocksThreshold'), o.activeDecodeBlocksThreshold, { min: 0, max: 1 });
+    checkInteger(d, join(path, 'activePrefillTokensThreshold'), o.activePrefillTokensThreshold, 1);
+    checkBoolean(d, join(path, 'replicaSync'), o.replicaSync);
+    checkNumber(d, join(path, 'ttlSeconds'), o.ttlSeconds, { min: 0, exclusiveMin: true });
+    checkInteger(d, join(path, 'maxTreeSize'), o.maxTreeSize, 1);
+    checkNumber(d, join(path, 'pruneTargetRatio'), o.pruneTargetRatio, { min: 0, max: 1, exclusiveMin: true });
+    if (o.kvEvents !== false) {
+      for (const key of ['ttlSeconds', 'maxTreeSize', 'pruneTargetRatio'] as const) {
+        if (o[key] !== undefined) {
+          d.error(
+            join(path, key),
+            `only applies when the router predicts cache state without KV events; got ${o[key]} with kvEvents on. Set kvEvents: false, or remove ${key}`,
+            'option-conflict',
+          );
+        }
+      }
+    }
+  }
+
+  /**
+   * Frontend flags for this router. `blockSize` is the block size to announce
+   * when the router options do not set one.
+   * @internal
+   */
+  public _frontendArgs(blockSize: number | undefined): string[] {
+    if (this.mode === 'round-robin') return [];
+    if (this.mode === 'random') return ['--router-mode', 'random'];
+    const o = this.options;
+    const args = ['--router-mode', 'kv'];
+    const flag = (name: string, value: number | undefined) => {
+      if (value !== undefined) args.push(name, String(value));
+    };
+    flag('--kv-overlap-score-weight', o.overlapScoreWeight);
+    flag('--router-temperature', o.temperature);
+    flag('--kv-cache-block-size', o.blockSize ?? blockSize);
+    if (o.kvEvents === false) args.push('--no-kv-events');
+    flag('--router-ttl', o.ttlSeconds);
+    flag('--router-max-tree-size', o.maxTreeSize);
+    flag('--router-prune-target-ratio', o.pruneTargetRatio);
+    flag('--active-decode-blocks-threshold', o.activeDecodeBlocksThreshold);
+    flag('--active-prefill-tokens-threshold', o.activePrefillTokensThreshold);
+    if (o.replicaSync) args.push('--router-replica-sync');
+    return args;
+  }
+}

@@ -1,0 +1,76 @@
+import { checkKnownKeys, checkQuantity, join } from './checks';
+import { GraphContext } from './context';
+import { EnvMap, envMapToList, mergeEnv, PodInfoField, podInfoEnv } from './env';
+import { Diagnostics } from './errors';
+import { ComputeResources, EnvVar } from './k8s';
+import { modelCacheEnv } from './model-cache';
+
+/** One entry of a DynamoGraphDeployment's `spec.services` (the fields the library writes). */
+export interface DgdService {
+  envFromSecret?: string;
+  componentType: 'frontend' | 'worker' | 'planner';
+  subComponentType?: 'prefill' | 'decode';
+  replicas?: number;
+  resources?: {
+    requests?: Record<string, string>;
+    limits?: Record<string, string>;
+  };
+  sharedMemory?: { size?: string; disabled?: boolean };
+  multinode?: { nodeCount: number };
+  volumeMounts?: { name: string; mountPoint: string }[];
+  envs?: EnvVar[];
+  extraPodSpec?: Record<string, unknown> & { mainContainer?: Record<string, unknown> };
+}
+
+/** A rendered component: its service entry and any objects it needs beside the graph. */
+export interface RenderedService {
+  readonly name: string;
+  readonly service: DgdService;
+}
+
+const RESOURCE_KEYS = ['cpu', 'memory'];
+const RANGE_KEYS = ['request', 'limit'];
+
+export function checkResources(d: Diagnostics, path: string, r: ComputeResources | undefined): void {
+  if (r === undefined) return;
+  checkKnownKeys(d, path, r, RESOURCE_KEYS);
+  for (const key of ['cpu', 'memory'] as const) {
+    const v = r[key];
+    if (v === undefined) continue;
+    checkKnownKeys(d, join(path, key), v, RANGE_KEYS);
+    checkQuantity(d, join(path, `${key}.request`), v.request);
+    checkQuantity(d, join(path, `${key}.limit`), v.limit);
+  }
+}
+
+/** CPU and memory requests and limits in the DGD's `resources` shape. */
+export function renderResources(r: ComputeResources | undefined): { requests: Record<string, string>; limits: Record<string, string> } {
+  const requests: Record<string, string> = {};
+  const limits: Record<string, string> = {};
+  for (const key of ['cpu', 'memory'] as const) {
+    if (r?.[key]?.request !== undefined) requests[key] = r[key]!.request!;
+    if (r?.[key]?.limit !== undefined) limits[key] = r[key]!.limit!;
+  }
+  return { requests, limits };
+}
+
+/**
+ * Environment common to every service: the model cache's `HF_HOME`, then the
+ * Pod fields, then what the component adds, then the user's own variables.
+ */
+export function serviceEnv(ctx: GraphContext, podInfo: readonly PodInfoField[] | undefined, component: EnvVar[], user: EnvMap | undefined): EnvVar[] {
+  return mergeEnv(
+    ctx.modelCache ? modelCacheEnv(ctx.modelCache) : [],
+    podInfoEnv(podInfo ?? ctx.podInfoEnv),
+    component,
+    envMapToList(user),
+  );
+}
+
+export function modelCacheVolumeMounts(ctx: GraphContext): { name: string; mountPoint: string }[] | undefined {
+  return ctx.modelCache ? [{ name: ctx.modelCache.claimName, mountPoint: ctx.modelCache.mountPath }] : undefined;
+}
+
+export function imagePullSecrets(ctx: GraphContext): { name: string }[] | undefined {
+  return ctx.imagePullSecrets.length > 0 ? ctx.imagePullSecrets.map((name) => ({ name })) : undefined;
+}

@@ -1,0 +1,56 @@
+/**
+ * Removes `undefined` values, and objects and arrays left empty by that, so
+ * that rendered manifests carry only what was set. Use only where an empty
+ * object means "not set" (not for Helm values, where `{}` is meaningful).
+ */
+export function prune<T>(value: T): T {
+  return pruneValue(value) as T;
+}
+
+function pruneValue(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(pruneValue).filter((v) => v !== undefined);
+    return items.length === 0 ? undefined : items;
+  }
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const pv = pruneValue(v);
+      if (pv !== undefined) out[k] = pv;
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+  return value;
+}
+
+/**
+ * Deep merge of plain objects: `override` wins; arrays and scalars are
+ * replaced, not concatenated. Neither input is modified.
+ */
+export function deepMerge<T extends Record<string, unknown>>(base: T, override: Record<string, unknown> | undefined): T {
+  if (!override) return base;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(override)) {
+    const b = out[k];
+    if (isObject(b) && isObject(v)) {
+      out[k] = deepMerge(b, v);
+    } else {
+      out[k] = v;
+    }
+  }
+  return out as T;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Kubernetes object names are lowercase: `VllmDecodeWorker` -> `vllmdecodeworker`. */
+export function toKubeName(...parts: string[]): string {
+  return parts
+    .join('-')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '');
+}

@@ -1,0 +1,92 @@
+import { Diagnostics, show } from './errors';
+
+/**
+ * Everything that depends on the Dynamo release, in one table. A release line
+ * (`0.9`) covers its patch releases (`0.9.0`, `0.9.1`, `0.9.0.post1`); the image
+ * tag is always the exact version given.
+ *
+ * Sources: the Dynamo example manifests and release artifacts of each line,
+ * and ../shared/dynamo/reference.md.
+ */
+
+/** The Dynamo release the deployment guides were written for. */
+export const DEFAULT_DYNAMO_VERSION = '0.9.0';
+
+export type BackendName = 'vllm' | 'sglang' | 'trtllm';
+
+export interface DynamoRelease {
+  /** Release line, `major.minor`. */
+  readonly line: string;
+  /** API version of DynamoGraphDeployment and DynamoGraphDeploymentRequest. */
+  readonly apiVersion: string;
+  /** Registry of the runtime images. */
+  readonly registry: string;
+  /**
+   * CUDA major version of the plain `<backend>-runtime:<version>` tag, and the
+   * tag suffix of each other CUDA major that was published.
+   */
+  readonly images: Readonly<Record<BackendName, { readonly plainCuda: number; readonly variants: Readonly<Record<number, string>> }>>;
+  /** Exact image tags the release notes list as broken, with the reason. */
+  readonly brokenImages: Readonly<Record<string, string>>;
+  /** How vLLM workers are told their disaggregation role. */
+  readonly vllmRoleFlags: { readonly prefill: readonly string[]; readonly decode: readonly string[] };
+  /** The SLA planner's entry point. */
+  readonly planner: {
+    readonly command: readonly string[];
+    readonly workingDir: string;
+  };
+}
+
+const RELEASE_0_8_AND_0_9 = {
+  apiVersion: 'nvidia.com/v1alpha1',
+  registry: 'nvcr.io/nvidia/ai-dynamo',
+  images: {
+    vllm: { plainCuda: 12, variants: { 13: '-cuda13' } },
+    sglang: { plainCuda: 12, variants: { 13: '-cuda13' } },
+    // TensorRT-LLM runtime tags are CUDA 13 from 0.7.0 on; there is no CUDA 12 build.
+    trtllm: { plainCuda: 13, variants: {} },
+  },
+  vllmRoleFlags: { prefill: ['--is-prefill-worker'], decode: ['--is-decode-worker'] },
+  planner: { command: ['python3', '-m', 'planner_sla'], workingDir: '/workspace/components/src/dynamo/planner' },
+} as const;
+
+export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
+  '0.8': {
+    line: '0.8',
+    ...RELEASE_0_8_AND_0_9,
+    brokenImages: {
+      'vllm-runtime:0.8.1-cuda13': 'fails to launch (known issue in the Dynamo 0.8.1 release notes); use the CUDA 12 image or 0.9.0-cuda13',
+    },
+  },
+  '0.9': {
+    line: '0.9',
+    ...RELEASE_0_8_AND_0_9,
+    brokenImages: {},
+  },
+};
+
+const VERSION = /^(\d+)\.(\d+)\.(\d+)(\.post\d+)?$/;
+
+/** Looks up the release of `version`, recording an error on `d` if it is not supported. */
+export function lookupRelease(d: Diagnostics, path: string, version: string): DynamoRelease | undefined {
+  const m = typeof version === 'string' ? VERSION.exec(version) : null;
+  const release = m ? RELEASES[`${m[1]}.${m[2]}`] : undefined;
+  if (!release) {
+    d.error(
+      path,
+      `Dynamo ${show(version)} is not supported; supported releases are ${Object.keys(RELEASES)
+        .map((l) => `${l}.x`)
+        .join(', ')} (e.g. "${DEFAULT_DYNAMO_VERSION}")`,
+      'unknown-version',
+    );
+  }
+  return release;
+}
+
+/** The release of `version`; throws if unsupported (validate first). */
+export function releaseOf(version: string): DynamoRelease {
+  const m = VERSION.exec(version);
+  const release = m ? RELEASES[`${m[1]}.${m[2]}`] : undefined;
+  if (!release) throw new Error(`unsupported Dynamo version ${version}`);
+  return release;
+}

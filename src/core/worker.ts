@@ -1,0 +1,353 @@
+import * as YAML from 'yaml';
+import { Backend, KvEventsMode, WorkerRole } from './backend';
+import {
+  checkInteger,
+  checkKnownKeys,
+  checkOneOf,
+  checkQuantity,
+  checkString,
+  checkStringArray,
+  isPlainObject,
+  join,
+  optionKeys,
+} from './checks';
+import { GraphContext } from './context';
+import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
+import { Diagnostics, show } from './errors';
+import { ComputeResources, KubeObject } from './k8s';
+import { checkResources, DgdService, imagePullSecrets, modelCacheVolumeMounts, renderResources, serviceEnv } from './service';
+import { prune, toKubeName } from './util';
+
+export { WorkerRole } from './backend';
+
+/** A Kubernetes toleration, for GPU node taints. */
+export interface Toleration {
+  readonly key?: string;
+  readonly operator?: 'Exists' | 'Equal';
+  readonly value?: string;
+  readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  readonly tolerationSeconds?: number;
+}
+
+/** A pool of identical GPU workers: prefill, decode or aggregated. */
+export interface WorkerOptions {
+  /**
+   * Worker pods (engines). A planner, when present, changes this at run time.
+   * @default 1
+   */
+  readonly replicas?: number;
+  /**
+   * Tensor parallel size of each engine.
+   * @default 1
+   */
+  readonly tensorParallelSize?: number;
+  /**
+   * Pipeline parallel size of each engine.
+   * @default - not passed (the engine's default, 1)
+   */
+  readonly pipelineParallelSize?: number;
+  /**
+   * GPUs per engine, across all its nodes.
+   * @default - tensorParallelSize x pipelineParallelSize
+   */
+  readonly gpus?: number;
+  /**
+   * Nodes one engine spans (multinode); GPUs are split evenly across them.
+   * @default - one node
+   */
+  readonly nodeCount?: number;
+  /**
+   * Sequences batched at once: vLLM `--max-num-seqs`, SGLang `--max-running-requests`,
+   * TensorRT-LLM `max_batch_size`. Low (1-4) for prefill, high (256-1024) for decode (guide 2).
+   * @default - the engine's default
+   */
+  readonly maxNumSeqs?: number;
+  /**
+   * Maximum context length in tokens: vLLM `--max-model-len`, SGLang `--context-length`,
+   * TensorRT-LLM `max_seq_len`.
+   * @default - the model's
+   */
+  readonly maxModelLen?: number;
+  /**
+   * KV cache data type, e.g. `fp8`; prefill and decode must agree.
+   * @default - the engine's default (the model's dtype)
+   */
+  readonly kvCacheDtype?: string;
+  /**
+   * KV cache block size in tokens: vLLM `--block-size`, SGLang `--page-size`,
+   * TensorRT-LLM `--kv-block-size`. A KV router announces the same size.
+   * @default - the engine's default (SGLang: 16)
+   */
+  readonly blockSize?: number;
+  /**
+   * Size of the `/dev/shm` tmpfs, or `false` to disable it.
+   * @default - '16Gi' for vLLM and SGLang, '80Gi' for TensorRT-LLM
+   */
+  readonly sharedMemory?: string | false;
+  /**
+   * Extra engine flags appended to the generated command line. Flags the library renders
+   * from an option (e.g. `--tensor-parallel-size`) are rejected: set the option instead.
+   * @default - none
+   */
+  readonly extraArgs?: readonly string[];
+  /**
+   * Environment of the workers; replaces generated variables of the same name.
+   * @default - none
+   */
+  readonly env?: EnvMap;
+  /**
+   * CPU and memory per worker pod (GPUs come from `gpus`).
+   * @default - the operator's defaults
+   */
+  readonly resources?: ComputeResources;
+  /**
+   * Name of the service in the graph (the key under `spec.services`).
+   * @default - `<Backend>PrefillWorker`, `<Backend>DecodeWorker` or `<Backend>Worker`
+   */
+  readonly serviceName?: string;
+  /**
+   * Pod fields exposed as environment variables.
+   * @default - the graph's `podInfoEnv`
+   */
+  readonly podInfoEnv?: readonly PodInfoField[];
+  /**
+   * Node labels the worker pods must match, e.g. `{ 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' }`.
+   * @default - none
+   */
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  /**
+   * Tolerations, e.g. for a `nvidia.com/gpu` taint on GPU nodes.
+   * @default - none
+   */
+  readonly tolerations?: readonly Toleration[];
+  /**
+   * TensorRT-LLM only: keys deep-merged over the generated engine config
+   * (e.g. `{ kv_cache_config: { free_gpu_memory_fraction: 0.85 } }`).
+   * @default - none
+   */
+  readonly engineConfig?: Readonly<Record<string, unknown>>;
+}
+
+const WORKER_KEYS = optionKeys<WorkerOptions>()(
+  'replicas',
+  'tensorParallelSize',
+  'pipelineParallelSize',
+  'gpus',
+  'nodeCount',
+  'maxNumSeqs',
+  'maxModelLen',
+  'kvCacheDtype',
+  'blockSize',
+  'sharedMemory',
+  'extraArgs',
+  'env',
+  'resources',
+  'serviceName',
+  'podInfoEnv',
+  'nodeSelector',
+  'tolerations',
+  'engineConfig',
+);
+
+/** Where a TensorRT-LLM worker's engine config ConfigMap is mounted. */
+export const ENGINE_CONFIG_DIR = '/etc/dynamo/engine';
+export const ENGINE_CONFIG_FILE = 'engine.yaml';
+const ENGINE_CONFIG_VOLUME = 'engine-config';
+
+/** The default service name of a worker of `role`. */
+export function defaultWorkerServiceName(backend: Backend, role: WorkerRole): string {
+  const prefix = backend._renderer.servicePrefix;
+  return role === 'prefill' ? `${prefix}PrefillWorker` : role === 'decode' ? `${prefix}DecodeWorker` : `${prefix}Worker`;
+}
+
+/** Parallelism and GPU counts of a worker, after defaults. */
+export interface WorkerShape {
+  readonly tensorParallelSize: number;
+  readonly pipelineParallelSize?: number;
+  /** GPUs per engine, across its nodes. */
+  readonly gpus: number;
+  readonly nodeCount?: number;
+  /** GPUs per worker pod (one node). */
+  readonly gpusPerPod: number;
+}
+
+export function workerShape(o: WorkerOptions): WorkerShape {
+  const tensorParallelSize = o.tensorParallelSize ?? 1;
+  const gpus = o.gpus ?? tensorParallelSize * (o.pipelineParallelSize ?? 1);
+  return {
+    tensorParallelSize,
+    pipelineParallelSize: o.pipelineParallelSize,
+    gpus,
+    nodeCount: o.nodeCount,
+    gpusPerPod: o.nodeCount ? gpus / o.nodeCount : gpus,
+  };
+}
+
+/** Flags the library renders itself; `extraArgs` may not repeat them. */
+const RENDERED_FLAG = /^--[a-z0-9-]+/;
+
+export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, backend: Backend | undefined): void {
+  checkKnownKeys(d, path, o, WORKER_KEYS);
+  checkInteger(d, join(path, 'replicas'), o.replicas, 0);
+  const tpOk = checkInteger(d, join(path, 'tensorParallelSize'), o.tensorParallelSize, 1);
+  const ppOk = checkInteger(d, join(path, 'pipelineParallelSize'), o.pipelineParallelSize, 1);
+  const gpusOk = checkInteger(d, join(path, 'gpus'), o.gpus, 1);
+  const nodesOk = checkInteger(d, join(path, 'nodeCount'), o.nodeCount, 2, 'an integer >= 2 (one node needs no nodeCount)');
+  if (tpOk && ppOk && gpusOk && o.gpus !== undefined) {
+    const tp = o.tensorParallelSize ?? 1;
+    const pp = o.pipelineParallelSize ?? 1;
+    if (tp * pp > o.gpus) {
+      d.error(join(path, 'gpus'), `is ${o.gpus}, fewer than tensorParallelSize x pipelineParallelSize = ${tp} x ${pp} = ${tp * pp}; give each engine at least ${tp * pp} GPUs`, 'parallelism-gpus');
+    }
+  }
+  if (tpOk && ppOk && gpusOk && nodesOk && o.nodeCount !== undefined) {
+    const gpus = workerShape(o).gpus;
+    if (gpus % o.nodeCount !== 0) {
+      d.error(join(path, 'nodeCount'), `is ${o.nodeCount}, which does not divide the worker's ${gpus} GPUs evenly; each node runs the same number of GPUs`, 'multinode-gpus');
+    }
+  }
+  checkInteger(d, join(path, 'maxNumSeqs'), o.maxNumSeqs, 1);
+  checkInteger(d, join(path, 'maxModelLen'), o.maxModelLen, 1);
+  checkString(d, join(path, 'kvCacheDtype'), o.kvCacheDtype);
+  checkInteger(d, join(path, 'blockSize'), o.blockSize, 1);
+  if (o.sharedMemory !== false) checkQuantity(d, join(path, 'sharedMemory'), o.sharedMemory);
+  if (checkStringArray(d, join(path, 'extraArgs'), o.extraArgs) && o.extraArgs) {
+    o.extraArgs.forEach((a, i) => {
+      if (a.trim() === '') d.error(join(join(path, 'extraArgs'), i), 'is an empty argument', 'value-format');
+    });
+  }
+  checkEnvMap(d, join(path, 'env'), o.env);
+  checkResources(d, join(path, 'resources'), o.resources);
+  checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);
+  if (o.nodeSelector !== undefined) {
+    if (!isPlainObject(o.nodeSelector) || Object.values(o.nodeSelector).some((v) => typeof v !== 'string')) {
+      d.error(join(path, 'nodeSelector'), `must be an object of label: value strings, got ${show(o.nodeSelector)}`, 'value-type');
+    }
+  }
+  if (o.tolerations !== undefined) {
+    if (!Array.isArray(o.tolerations)) {
+      d.error(join(path, 'tolerations'), `must be a list of tolerations, got ${show(o.tolerations)}`, 'value-type');
+    } else {
+      o.tolerations.forEach((t, i) => {
+        const p = join(join(path, 'tolerations'), i);
+        checkKnownKeys(d, p, t, ['key', 'operator', 'value', 'effect', 'tolerationSeconds']);
+        checkOneOf(d, join(p, 'operator'), t.operator, ['Exists', 'Equal']);
+        checkOneOf(d, join(p, 'effect'), t.effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+        checkInteger(d, join(p, 'tolerationSeconds'), t.tolerationSeconds, 0);
+        if (t.operator === 'Exists' && t.value !== undefined) d.error(join(p, 'value'), 'must be empty when operator is Exists', 'option-conflict');
+      });
+    }
+  }
+  if (o.engineConfig !== undefined) {
+    if (!isPlainObject(o.engineConfig)) {
+      d.error(join(path, 'engineConfig'), `must be an object of engine config keys, got ${show(o.engineConfig)}`, 'value-type');
+    } else if (backend && !backend._renderer.usesEngineConfigFile) {
+      d.error(
+        join(path, 'engineConfig'),
+        `applies only to Backend.trtllm(); a ${backend.name} worker takes engine flags in extraArgs`,
+        'option-conflict',
+      );
+    }
+  }
+}
+
+const SERVICE_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
+
+export function checkServiceName(d: Diagnostics, path: string, name: unknown): void {
+  if (typeof name !== 'string' || !SERVICE_NAME.test(name) || name.length > 63) {
+    d.error(path, `must start with a letter and contain only letters, digits and '-' (at most 63 characters), got ${show(name)}`, 'name-format');
+  }
+}
+
+/** Rejects extra flags that repeat a flag the library renders from an option. */
+export function checkExtraArgs(d: Diagnostics, path: string, rendered: readonly string[], extra: readonly string[] | undefined): void {
+  if (!extra) return;
+  const owned = new Set(rendered.filter((a) => RENDERED_FLAG.test(a)).map((a) => a.split('=')[0]));
+  extra.forEach((a, i) => {
+    const flag = a.split('=')[0];
+    if (owned.has(flag)) {
+      d.error(join(join(path, 'extraArgs'), i), `repeats ${flag}, which the library renders from the worker's options; set the option instead`, 'option-conflict');
+    }
+  });
+}
+
+export interface RenderedWorker {
+  readonly service: DgdService;
+  /** TensorRT-LLM: the engine config ConfigMap. */
+  readonly configMap?: KubeObject;
+}
+
+export function engineConfigMapName(graphName: string, serviceName: string): string {
+  return toKubeName(graphName, serviceName, 'engine');
+}
+
+/** The generated command line and engine config of a worker, before it is placed in a service. */
+export function workerCommand(ctx: GraphContext, serviceName: string, role: WorkerRole, o: WorkerOptions, kvEvents: KvEventsMode) {
+  const r = ctx.backend._renderer;
+  const shape = workerShape(o);
+  const fabric = ctx.fabric._contribution(shape.gpusPerPod);
+  const cmd = r.renderWorker({
+    role,
+    model: ctx.model,
+    servedModelName: ctx.servedModelName,
+    trustRemoteCode: ctx.trustRemoteCode,
+    tensorParallelSize: shape.tensorParallelSize,
+    pipelineParallelSize: shape.pipelineParallelSize,
+    maxNumSeqs: o.maxNumSeqs,
+    kvCacheDtype: o.kvCacheDtype,
+    blockSize: o.blockSize,
+    maxModelLen: o.maxModelLen,
+    kvEvents,
+    nixlBackend: fabric.nixlBackend,
+    engineConfigPath: r.usesEngineConfigFile ? `${ENGINE_CONFIG_DIR}/${ENGINE_CONFIG_FILE}` : undefined,
+    engineConfig: o.engineConfig,
+    release: ctx.release,
+  });
+  return { shape, fabric, cmd, serviceName };
+}
+
+export function renderWorker(ctx: GraphContext, serviceName: string, role: WorkerRole, o: WorkerOptions, kvEvents: KvEventsMode): RenderedWorker {
+  const r = ctx.backend._renderer;
+  const { shape, fabric, cmd } = workerCommand(ctx, serviceName, role, o, kvEvents);
+  const resources = renderResources(o.resources);
+  const devices = Object.keys(fabric.devices).length > 0 ? fabric.devices : undefined;
+  const configMapName = cmd.engineConfig ? engineConfigMapName(ctx.name, serviceName) : undefined;
+
+  const service = prune<DgdService>({
+    envFromSecret: ctx.hfTokenSecret,
+    componentType: 'worker',
+    subComponentType: role === 'aggregated' ? undefined : role,
+    replicas: o.replicas ?? 1,
+    resources: { requests: resources.requests, limits: { gpu: String(shape.gpusPerPod), ...resources.limits } },
+    sharedMemory: o.sharedMemory === false ? { disabled: true } : { size: o.sharedMemory ?? r.sharedMemory },
+    multinode: shape.nodeCount !== undefined ? { nodeCount: shape.nodeCount } : undefined,
+    volumeMounts: modelCacheVolumeMounts(ctx),
+    envs: serviceEnv(ctx, o.podInfoEnv, [...fabric.env, ...cmd.env], o.env),
+    extraPodSpec: {
+      imagePullSecrets: imagePullSecrets(ctx),
+      nodeSelector: o.nodeSelector,
+      tolerations: o.tolerations,
+      volumes: configMapName ? [{ name: ENGINE_CONFIG_VOLUME, configMap: { name: configMapName } }] : undefined,
+      mainContainer: {
+        image: ctx.image,
+        workingDir: r.workingDir,
+        imagePullPolicy: ctx.imagePullPolicy,
+        securityContext: fabric.capabilities.length > 0 ? { capabilities: { add: fabric.capabilities } } : undefined,
+        resources: devices ? { limits: devices, requests: devices } : undefined,
+        command: cmd.command,
+        args: [...cmd.args, ...(o.extraArgs ?? [])],
+        volumeMounts: configMapName ? [{ name: ENGINE_CONFIG_VOLUME, mountPath: ENGINE_CONFIG_DIR, readOnly: true }] : undefined,
+      },
+    },
+  });
+
+  const configMap: KubeObject | undefined = configMapName
+    ? prune({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: configMapName, namespace: ctx.namespace },
+      data: { [ENGINE_CONFIG_FILE]: YAML.stringify(cmd.engineConfig, { sortMapEntries: false }) },
+    })
+    : undefined;
+  return { service, configMap };
+}
