@@ -43,6 +43,7 @@ function compose(scope: Construct, spec: GraphSpec, strict: boolean | undefined)
   d.throwIfErrors();
   const graph = new DynamoGraph(scope, 'Graph', { name: spec.name, namespace: spec.namespace, strict, ...spec.options });
   const out: { graph: DynamoGraph } & Services = { graph };
+  for (const c of spec.components) graph._optionPaths.set(c.name, c.path);
   for (const c of spec.components) {
     if (c.kind === 'frontend') out.frontend = new Frontend(graph, c.name, c.options);
     else if (c.role === 'prefill') out.prefill = new PrefillWorker(graph, c.name, c.options);

@@ -19,7 +19,7 @@ export class Frontend extends Construct {
     super(graph, id);
     this.serviceName = id;
     this.servicePath = `/spec/services/${id}`;
-    const component = { kind: 'frontend' as const, name: id, path: id, options: props };
+    const component = { kind: 'frontend' as const, name: id, path: graph._optionPaths.get(id) ?? id, options: props };
     const d = new Diagnostics();
     checkComponent(d, component, graph.options.backend);
     d.throwIfErrors();

@@ -99,6 +99,12 @@ export class DynamoGraph extends Construct {
     return this.render().warnings;
   }
 
+  /**
+   * Where each service's options came from, by service name, when a
+   * deployment construct built the graph (`prefill`, `decode`...). @internal
+   */
+  public readonly _optionPaths = new Map<string, string>();
+
   /** @internal */
   public _addComponent(component: ComponentSpec, objects: readonly ApiObject[] = []): void {
     this.components.push(component);

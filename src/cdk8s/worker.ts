@@ -20,7 +20,7 @@ abstract class WorkerBase extends Construct {
     super(graph, id);
     this.serviceName = props.serviceName ?? id;
     this.servicePath = `/spec/services/${this.serviceName}`;
-    const component = { kind: 'worker' as const, role, name: this.serviceName, path: this.serviceName, options: props };
+    const component = { kind: 'worker' as const, role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options: props };
     const d = new Diagnostics();
     checkComponent(d, component, graph.options.backend);
     d.throwIfErrors();

@@ -1,4 +1,4 @@
-import { WorkerRole } from './backend';
+import { Backend, WorkerRole } from './backend';
 import { FrontendOptions } from './frontend';
 import { ComponentSpec, GraphOptions, GraphSpec } from './graph';
 import { defaultWorkerServiceName, WorkerOptions } from './worker';
@@ -37,11 +37,13 @@ function graphOptions(o: DeploymentOptions, own: readonly string[]): GraphOption
 }
 
 function worker(o: DeploymentOptions, role: WorkerRole, path: string, options: WorkerOptions | undefined): ComponentSpec {
-  return { kind: 'worker', role, path, name: options?.serviceName ?? defaultWorkerServiceName(o.backend, role), options };
+  // without a valid backend (reported by checkGraph) the role stands in for the default name
+  const fallback = o?.backend instanceof Backend ? defaultWorkerServiceName(o.backend, role) : role;
+  return { kind: 'worker', role, path, name: options?.serviceName ?? fallback, options };
 }
 
 function frontend(o: DeploymentOptions): ComponentSpec {
-  return { kind: 'frontend', name: FRONTEND_SERVICE_NAME, path: 'frontend', options: o.frontend ?? {} };
+  return { kind: 'frontend', name: FRONTEND_SERVICE_NAME, path: 'frontend', options: o?.frontend ?? {} };
 }
 
 /** The graph of a disaggregated deployment: Frontend, prefill workers, decode workers. */

@@ -220,14 +220,14 @@ export function checkComponent(d: Diagnostics, c: ComponentSpec, backend: Backen
 }
 
 function frontendOf(spec: GraphSpec) {
-  return spec.components.find((c) => c.kind === 'frontend') as Extract<ComponentSpec, { kind: 'frontend' }> | undefined;
+  return spec.components.find((c) => c.kind === 'frontend' && isPlainObject(c.options)) as Extract<ComponentSpec, { kind: 'frontend' }> | undefined;
 }
 
 type WorkerComponent = Extract<ComponentSpec, { kind: 'worker' }> & { readonly options: WorkerOptions };
 
 /** The workers of a graph that have options (a missing required pool is reported by `checkComponent`). */
 function workersOf(spec: GraphSpec): WorkerComponent[] {
-  return spec.components.filter((c): c is WorkerComponent => c.kind === 'worker' && c.options !== undefined);
+  return spec.components.filter((c): c is WorkerComponent => c.kind === 'worker' && isPlainObject(c.options));
 }
 
 /** The block size each worker runs with, explicit or the backend's default. */
@@ -259,8 +259,9 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | und
     d.error(frontends[1].path, `is a second frontend (${frontends.map((f) => f.name).join(', ')}); a graph has one frontend, scale it with replicas`, 'graph-structure');
   }
   const workers = workersOf(spec);
-  const roles = new Set(workers.map((w) => w.role));
-  if (workers.length === 0) {
+  // roles count declared pools too: a missing required pool is reported once, by checkComponent
+  const roles = new Set(spec.components.flatMap((c) => (c.kind === 'worker' ? [c.role] : [])));
+  if (roles.size === 0) {
     d.error(spec.path === '' ? 'services' : spec.path, 'has no workers; add a Worker, or a PrefillWorker and a DecodeWorker', 'graph-structure');
   }
   if (roles.has('aggregated') && (roles.has('prefill') || roles.has('decode'))) {

@@ -1,0 +1,157 @@
+import { Chart, JsonPatch, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import {
+  AggregatedDeployment,
+  Backend,
+  DisaggregatedDeployment,
+  DynamoGraph,
+  DynamoValidationError,
+  Fabric,
+  Frontend,
+  ModelCache,
+  PrefillWorker,
+  Router,
+  Worker,
+} from '../../src/cdk8s';
+import { dgdOf } from '../support/manifests';
+
+function chart(namespace?: string): Chart {
+  return new Chart(Testing.app(), 'c', { namespace });
+}
+
+function caught(fn: () => unknown): DynamoValidationError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof DynamoValidationError) return e;
+    throw new Error(`expected a DynamoValidationError, got ${e}`);
+  }
+  throw new Error('nothing was thrown');
+}
+
+describe('errors', () => {
+  test('a deployment validates everything in its constructor and lists every problem', () => {
+    const e = caught(
+      () =>
+        new DisaggregatedDeployment(chart(), 'd', {
+          model: 'm',
+          backend: Backend.vllm(),
+          prefill: { tensorParallelSize: 0 },
+          decode: { replicas: -2 },
+        }),
+    );
+    expect(e.issues.map((i) => i.path)).toEqual(['prefill.tensorParallelSize', 'decode.replicas']);
+    expect(e.message).toBe(
+      '2 invalid options:\n' +
+        '  - prefill.tensorParallelSize: must be a positive integer, got 0 [value-range]\n' +
+        '  - decode.replicas: must be a whole number >= 0, got -2 [value-range]',
+    );
+  });
+
+  test('a component validates its own options in its constructor, named by its service', () => {
+    const graph = new DynamoGraph(chart(), 'g', { model: 'm', backend: Backend.vllm() });
+    const e = caught(() => new PrefillWorker(graph, 'VllmPrefillWorker', { maxNumSeqs: 0 }));
+    expect(e.issues).toEqual([{ path: 'VllmPrefillWorker.maxNumSeqs', message: 'must be a positive integer, got 0', rule: 'value-range' }]);
+  });
+
+  test('rules across components are checked at synth and surface unwrapped', () => {
+    const c = chart();
+    const graph = new DynamoGraph(c, 'g', { model: 'm', backend: Backend.vllm() });
+    new Frontend(graph, 'Frontend');
+    new PrefillWorker(graph, 'VllmPrefillWorker');
+    const e = caught(() => Testing.synth(c));
+    expect(e.issues.map((i) => i.message)).toEqual(['is disaggregated but has no DecodeWorker; prefill and decode workers come in pairs']);
+  });
+
+  test('strict mode turns warnings into errors when the app synthesizes', () => {
+    const app = Testing.app();
+    const c = new Chart(app, 'c');
+    const d = new DisaggregatedDeployment(c, 'd', { model: 'm', backend: Backend.vllm(), strict: true, prefill: {}, decode: {} });
+    expect(d.warnings.map((w) => w.rule)).toEqual(['disaggregated-tcp']);
+    expect(caught(() => app.synth()).issues.map((i) => i.rule)).toEqual(['disaggregated-tcp']);
+  });
+
+  test('warnings are printed once when the app synthesizes', () => {
+    const app = Testing.app();
+    new AggregatedDeployment(new Chart(app, 'a'), 'agg', { model: 'm', backend: Backend.vllm(), frontend: { replicas: 2, router: Router.kv() }, workers: {} });
+    new Chart(app, 'b');
+    const quiet = process.env.DYNAMO_CONSTRUCTS_QUIET;
+    delete process.env.DYNAMO_CONSTRUCTS_QUIET;
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      app.synth();
+      const lines = write.mock.calls.map((c) => String(c[0]));
+      expect(lines).toEqual([
+        'warning: a/agg/Graph: frontend.router.replicaSync: 2 frontend replicas each keep their own view of active blocks; set replicaSync: true so their routing decisions agree (guide 3) [router-replica-sync]\n',
+      ]);
+    } finally {
+      write.mockRestore();
+      process.env.DYNAMO_CONSTRUCTS_QUIET = quiet;
+    }
+  });
+});
+
+describe('names, namespaces and references', () => {
+  test('metadata.name defaults to the construct id, the namespace to the chart\'s', () => {
+    const c = chart('serving');
+    const cache = new ModelCache(c, 'weights', { size: '50Gi', storageClassName: 'nfs' });
+    new AggregatedDeployment(c, 'qwen', { model: 'Qwen/Qwen3-0.6B', backend: Backend.vllm(), modelCache: cache, workers: {} });
+    const out = Testing.synth(c);
+    expect(out.map((o) => [o.kind, o.metadata.name, o.metadata.namespace])).toEqual([
+      ['PersistentVolumeClaim', 'weights', 'serving'],
+      ['DynamoGraphDeployment', 'qwen', 'serving'],
+    ]);
+  });
+
+  test('explicit name and namespace win', () => {
+    const c = chart('serving');
+    new AggregatedDeployment(c, 'Qwen', { name: 'qwen-small', namespace: 'other', model: 'q', backend: Backend.vllm(), workers: {} });
+    expect(dgdOf(Testing.synth(c)).metadata).toEqual({ name: 'qwen-small', namespace: 'other' });
+  });
+
+  test('an id that is not a Kubernetes name is an error that says how to fix it', () => {
+    const e = caught(() => new ModelCache(chart(), 'ModelCache', { size: '10Gi' }));
+    expect(e.issues[0].path).toBe('name');
+    expect(e.issues[0].message).toMatch(/got "ModelCache"; pass `name` to choose the claim name/);
+  });
+
+  test('cdk8s-plus objects are accepted wherever a name is', () => {
+    const c = chart();
+    const token = kplus.Secret.fromSecretName(c, 'token', 'hf-token-secret');
+    const pull = kplus.Secret.fromSecretName(c, 'pull', 'nvcr-imagepullsecret');
+    const claim = kplus.PersistentVolumeClaim.fromClaimName(c, 'claim', 'shared-models');
+    const cache = ModelCache.fromClaim(c, 'cache', { claimName: claim, mountPath: '/models' });
+    new AggregatedDeployment(c, 'agg', { model: 'm', backend: Backend.vllm(), hfTokenSecret: token, imagePullSecrets: [pull], modelCache: cache, workers: {} });
+    const worker = dgdOf(Testing.synth(c)).spec.services.VllmWorker;
+    expect(worker.envFromSecret).toBe('hf-token-secret');
+    expect(worker.extraPodSpec.imagePullSecrets).toEqual([{ name: 'nvcr-imagepullsecret' }]);
+    expect(worker.volumeMounts).toEqual([{ name: 'shared-models', mountPoint: '/models' }]);
+  });
+});
+
+describe('escape hatches and ordering', () => {
+  test('every construct exposes its ApiObjects for JSON patches', () => {
+    const c = chart();
+    const d = new DisaggregatedDeployment(c, 'd', {
+      model: 'm',
+      backend: Backend.trtllm(),
+      fabric: Fabric.rdma(),
+      prefill: {},
+      decode: {},
+    });
+    expect(d.apiObjects.map((o) => o.kind)).toEqual(['DynamoGraphDeployment', 'ConfigMap', 'ConfigMap']);
+    expect(d.prefill.apiObjects.map((o) => o.name)).toEqual(['d-trtllmprefillworker-engine']);
+    d.graph.apiObject.addJsonPatch(JsonPatch.add(`${d.decode.servicePath}/extraPodSpec/terminationGracePeriodSeconds`, 600));
+    const out = Testing.synth(c);
+    // mounted ConfigMaps are applied before the graph that mounts them
+    expect(out.map((o) => o.kind)).toEqual(['ConfigMap', 'ConfigMap', 'DynamoGraphDeployment']);
+    expect(dgdOf(out).spec.services.TRTLLMDecodeWorker.extraPodSpec.terminationGracePeriodSeconds).toBe(600);
+  });
+
+  test('the model cache claim is applied before the graph', () => {
+    const c = chart();
+    const graph = new DynamoGraph(c, 'g', { model: 'm', backend: Backend.vllm(), modelCache: new ModelCache(c, 'cache', { size: '1Gi', storageClassName: 's' }) });
+    new Worker(graph, 'VllmWorker');
+    expect(Testing.synth(c).map((o) => o.kind)).toEqual(['PersistentVolumeClaim', 'DynamoGraphDeployment']);
+  });
+});

@@ -1,0 +1,186 @@
+import * as YAML from 'yaml';
+import { Backend, Fabric, Router } from '../../src';
+import { container, envOf, flagValue, renderAgg, renderDisagg, services } from './helpers';
+
+const MODEL = 'org/model-70b';
+
+describe('vLLM', () => {
+  const r = renderDisagg({
+    model: MODEL,
+    backend: Backend.vllm(),
+    fabric: Fabric.rdma(),
+    servedModelName: 'm',
+    trustRemoteCode: true,
+    prefill: { tensorParallelSize: 2, pipelineParallelSize: 2, maxNumSeqs: 4, kvCacheDtype: 'fp8', blockSize: 32, maxModelLen: 8192 },
+    decode: { tensorParallelSize: 4, maxNumSeqs: 512, kvCacheDtype: 'fp8', blockSize: 32 },
+  });
+
+  test('renders the engine flags in a fixed order, role flag last', () => {
+    expect(container(r, 'VllmPrefillWorker').command).toEqual(['python3', '-m', 'dynamo.vllm']);
+    expect(container(r, 'VllmPrefillWorker').args).toEqual([
+      '--model', MODEL,
+      '--served-model-name', 'm',
+      '--tensor-parallel-size', '2',
+      '--pipeline-parallel-size', '2',
+      '--kv-cache-dtype', 'fp8',
+      '--max-num-seqs', '4',
+      '--block-size', '32',
+      '--max-model-len', '8192',
+      '--trust-remote-code',
+      '--is-prefill-worker',
+    ]);
+    expect(container(r, 'VllmDecodeWorker').args.slice(-1)).toEqual(['--is-decode-worker']);
+  });
+
+  test('GPUs default to TP x PP and the runtime image to the release tag', () => {
+    expect(services(r).VllmPrefillWorker.resources.limits.gpu).toBe('4');
+    expect(services(r).VllmDecodeWorker.resources.limits.gpu).toBe('4');
+    expect(container(r, 'VllmPrefillWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0');
+    expect(services(r).VllmPrefillWorker.sharedMemory).toEqual({ size: '16Gi' });
+  });
+
+  test('KV router: aggregated and prefill workers publish KV events over ZMQ; decode never does', () => {
+    const kv = renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.rdma(), frontend: { router: Router.kv() }, prefill: {}, decode: {} });
+    expect(flagValue(container(kv, 'VllmPrefillWorker').args, '--kv-events-config')).toBe('{"enable_kv_cache_events":true,"endpoint":"tcp://*:5557"}');
+    expect(container(kv, 'VllmDecodeWorker').args).not.toContain('--kv-events-config');
+    const agg = renderAgg({ model: MODEL, backend: Backend.vllm(), frontend: { router: Router.kv() }, workers: {} });
+    expect(JSON.parse(flagValue(container(agg, 'VllmWorker').args, '--kv-events-config')!)).toEqual({ enable_kv_cache_events: true, endpoint: 'tcp://*:5557' });
+  });
+
+  test('KV router without events: the router predicts, and vLLM is told not to publish', () => {
+    const kv = renderAgg({ model: MODEL, backend: Backend.vllm(), frontend: { router: Router.kv({ kvEvents: false }) }, workers: {} });
+    expect(JSON.parse(flagValue(container(kv, 'VllmWorker').args, '--kv-events-config')!)).toEqual({ enable_kv_cache_events: false });
+    expect(container(kv, 'Frontend').args).toContain('--no-kv-events');
+  });
+
+  test('without a KV router no KV event flags are rendered', () => {
+    for (const router of [undefined, Router.roundRobin(), Router.random()]) {
+      const rr = renderAgg({ model: MODEL, backend: Backend.vllm(), frontend: { router }, workers: {} });
+      expect(container(rr, 'VllmWorker').args).not.toContain('--kv-events-config');
+    }
+  });
+
+  test('EFA: NIXL LIBFABRIC through the connector config, replacing Dynamo\'s default connector', () => {
+    const efa = renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.efa(), prefill: {}, decode: {} });
+    for (const s of ['VllmPrefillWorker', 'VllmDecodeWorker']) {
+      const args = container(efa, s).args;
+      expect(flagValue(args, '--connector')).toBe('none');
+      expect(JSON.parse(flagValue(args, '--kv-transfer-config')!)).toEqual({
+        kv_connector: 'NixlConnector',
+        kv_role: 'kv_both',
+        kv_connector_extra_config: { backends: ['LIBFABRIC'] },
+      });
+    }
+  });
+
+  test('the CUDA 13 image variant on request', () => {
+    const c13 = renderAgg({ model: MODEL, backend: Backend.vllm({ cuda: 13 }), workers: {} });
+    expect(container(c13, 'VllmWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0-cuda13');
+    const v08 = renderAgg({ model: MODEL, backend: Backend.vllm(), dynamoVersion: '0.8.0', workers: {} });
+    expect(container(v08, 'VllmWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0');
+  });
+});
+
+describe('SGLang', () => {
+  test('disaggregated workers: page size, TP, NIXL transfer, bootstrap server reachable from other pods', () => {
+    const r = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.rdma(), trustRemoteCode: true, prefill: { tensorParallelSize: 2, maxNumSeqs: 8, kvCacheDtype: 'fp8_e5m2' }, decode: { maxModelLen: 4096, kvCacheDtype: 'fp8_e5m2' } });
+    expect(container(r, 'SGLangPrefillWorker').command).toEqual(['python3', '-m', 'dynamo.sglang']);
+    expect(container(r, 'SGLangPrefillWorker').args).toEqual([
+      '--model-path', MODEL,
+      '--page-size', '16',
+      '--tp', '2',
+      '--kv-cache-dtype', 'fp8_e5m2',
+      '--max-running-requests', '8',
+      '--trust-remote-code',
+      '--skip-tokenizer-init',
+      '--disaggregation-mode', 'prefill',
+      '--disaggregation-transfer-backend', 'nixl',
+      '--disaggregation-bootstrap-port', '12345',
+      '--host', '0.0.0.0',
+    ]);
+    const decode = container(r, 'SGLangDecodeWorker').args;
+    expect(flagValue(decode, '--disaggregation-mode')).toBe('decode');
+    expect(flagValue(decode, '--context-length')).toBe('4096');
+    expect(flagValue(decode, '--kv-cache-dtype')).toBe('fp8_e5m2');
+  });
+
+  test('KV events as ZMQ JSON on publishing workers; the router announces the 16-token page size', () => {
+    const r = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.rdma(), frontend: { router: Router.kv() }, prefill: {}, decode: {} });
+    expect(JSON.parse(flagValue(container(r, 'SGLangPrefillWorker').args, '--kv-events-config')!)).toEqual({
+      publisher: 'zmq',
+      topic: 'kv-events',
+      endpoint: 'tcp://*:5557',
+    });
+    expect(container(r, 'SGLangDecodeWorker').args).not.toContain('--kv-events-config');
+    expect(flagValue(container(r, 'Frontend').args, '--kv-cache-block-size')).toBe('16');
+  });
+
+  test('EFA selects the LIBFABRIC NIXL backend by environment', () => {
+    const r = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.efa(), prefill: {}, decode: {} });
+    expect(envOf(r, 'SGLangPrefillWorker')).toMatchObject({
+      FI_PROVIDER: 'efa',
+      FI_EFA_USE_DEVICE_RDMA: '1',
+      FI_EFA_ENABLE_SHM_TRANSFER: '0',
+      SGLANG_DISAGGREGATION_NIXL_BACKEND: 'LIBFABRIC',
+    });
+  });
+});
+
+describe('TensorRT-LLM', () => {
+  const r = renderDisagg({
+    model: MODEL,
+    backend: Backend.trtllm(),
+    fabric: Fabric.rdma(),
+    trustRemoteCode: true,
+    frontend: { router: Router.kv() },
+    prefill: { maxNumSeqs: 4, kvCacheDtype: 'fp8', blockSize: 64, engineConfig: { kv_cache_config: { free_gpu_memory_fraction: 0.5 } } },
+    decode: { tensorParallelSize: 4, pipelineParallelSize: 2, maxNumSeqs: 256, kvCacheDtype: 'fp8', blockSize: 64, maxModelLen: 8192 },
+  });
+
+  test('engine config generated into a ConfigMap per worker, user keys deep-merged', () => {
+    expect(r.configMaps.map((c) => c.metadata.name)).toEqual(['g-trtllmprefillworker-engine', 'g-trtllmdecodeworker-engine']);
+    const prefill = YAML.parse((r.configMaps[0] as any).data['engine.yaml']);
+    expect(prefill).toEqual({
+      backend: 'pytorch',
+      tensor_parallel_size: 1,
+      max_batch_size: 4,
+      trust_remote_code: true,
+      disable_overlap_scheduler: true,
+      kv_cache_config: { dtype: 'fp8', free_gpu_memory_fraction: 0.5 },
+      cache_transceiver_config: { backend: 'DEFAULT' },
+    });
+    const decode = YAML.parse((r.configMaps[1] as any).data['engine.yaml']);
+    expect(decode).toMatchObject({ tensor_parallel_size: 4, pipeline_parallel_size: 2, max_batch_size: 256, max_seq_len: 8192 });
+    expect(decode.disable_overlap_scheduler).toBeUndefined();
+  });
+
+  test('the ConfigMap is mounted and passed with --extra-engine-args', () => {
+    const c = container(r, 'TRTLLMPrefillWorker');
+    expect(c.args.slice(0, 8)).toEqual([
+      '--model-path', MODEL,
+      '--extra-engine-args', '/etc/dynamo/engine/engine.yaml',
+      '--kv-block-size', '64',
+      '--disaggregation-mode', 'prefill',
+    ]);
+    expect(c.volumeMounts).toEqual([{ name: 'engine-config', mountPath: '/etc/dynamo/engine', readOnly: true }]);
+    expect(services(r).TRTLLMPrefillWorker.extraPodSpec.volumes).toEqual([{ name: 'engine-config', configMap: { name: 'g-trtllmprefillworker-engine' } }]);
+    expect(services(r).TRTLLMPrefillWorker.sharedMemory).toEqual({ size: '80Gi' });
+  });
+
+  test('KV events: --publish-events-and-metrics on prefill only', () => {
+    expect(container(r, 'TRTLLMPrefillWorker').args).toContain('--publish-events-and-metrics');
+    expect(container(r, 'TRTLLMDecodeWorker').args).not.toContain('--publish-events-and-metrics');
+  });
+
+  test('EFA: NIXL cache transceiver with the LIBFABRIC backend', () => {
+    const efa = renderDisagg({ model: MODEL, backend: Backend.trtllm(), fabric: Fabric.efa(), prefill: {}, decode: {} });
+    expect(YAML.parse((efa.configMaps[0] as any).data['engine.yaml']).cache_transceiver_config).toEqual({ backend: 'NIXL' });
+    expect(envOf(efa, 'TRTLLMPrefillWorker').TRTLLM_NIXL_KVCACHE_BACKEND).toBe('LIBFABRIC');
+  });
+
+  test('runtime tags are CUDA 13 already', () => {
+    expect(container(r, 'TRTLLMPrefillWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.9.0');
+    const c13 = renderAgg({ model: MODEL, backend: Backend.trtllm({ cuda: 13 }), workers: {} });
+    expect(container(c13, 'TRTLLMWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.9.0');
+  });
+});
