@@ -1,7 +1,9 @@
 import { App } from 'cdk8s';
 import { AggregatedKvRouterChart } from './aggregated-kv-router';
 import { DisaggregatedRdmaChart } from './disaggregated-rdma';
+import { PlannedDisaggregatedChart } from './planned-disaggregated';
 import { SglangDisaggregatedChart } from './sglang-disaggregated';
+import { SlaPlannedChart } from './sla-planned';
 import { TrtllmDisaggregatedChart } from './trtllm-disaggregated';
 
 /** Every example chart, by the name it is synthesized under (`dist/<name>.k8s.yaml`). */
@@ -10,6 +12,8 @@ export const EXAMPLES = {
   'aggregated-kv-router': AggregatedKvRouterChart,
   'sglang-disaggregated': SglangDisaggregatedChart,
   'trtllm-disaggregated': TrtllmDisaggregatedChart,
+  'sla-planned': SlaPlannedChart,
+  'planned-disaggregated': PlannedDisaggregatedChart,
 } as const;
 
 /** Adds every example chart to `app`. */

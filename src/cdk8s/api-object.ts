@@ -1,5 +1,6 @@
-import { ApiObject, ApiObjectProps } from 'cdk8s';
+import { ApiObject, ApiObjectProps, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
+import { NameRef, nameOf } from '../core';
 
 /**
  * An ApiObject whose content is rendered by core when synthesized. `prepare`
@@ -15,4 +16,9 @@ export class RenderedApiObject extends ApiObject {
     this.prepare();
     return super.toJson();
   }
+}
+
+/** The namespace of a construct's objects: the one given (a name or a named object), else the chart's. */
+export function namespaceOf(scope: Construct, namespace: NameRef | undefined): string | undefined {
+  return namespace !== undefined && namespace !== null ? nameOf(namespace) : Chart.of(scope).namespace;
 }

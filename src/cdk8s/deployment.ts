@@ -1,4 +1,4 @@
-import { ApiObject, Chart } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   aggregatedGraphSpec,
@@ -8,10 +8,13 @@ import {
   disaggregatedGraphSpec,
   DisaggregatedDeploymentOptions,
   GraphSpec,
+  NameRef,
   ValidationWarning,
 } from '../core';
+import { namespaceOf } from './api-object';
 import { Frontend } from './frontend';
 import { DynamoGraph } from './graph';
+import { Planner } from './planner';
 import { DecodeWorker, PrefillWorker, Worker } from './worker';
 import { StrictOptions } from './warnings';
 
@@ -22,16 +25,16 @@ interface NamedProps extends StrictOptions {
    */
   readonly name?: string;
   /**
-   * Namespace of the deployment's objects.
+   * Namespace of the deployment's objects, by name or as an object (e.g. a cdk8s-plus `Namespace`).
    * @default - the chart's namespace
    */
-  readonly namespace?: string;
+  readonly namespace?: NameRef;
 }
 
 export interface DisaggregatedDeploymentProps extends DisaggregatedDeploymentOptions, NamedProps {}
 export interface AggregatedDeploymentProps extends AggregatedDeploymentOptions, NamedProps {}
 
-type Services = { frontend?: Frontend; prefill?: PrefillWorker; decode?: DecodeWorker; workers?: Worker };
+type Services = { frontend?: Frontend; prefill?: PrefillWorker; decode?: DecodeWorker; workers?: Worker; planner?: Planner };
 
 /**
  * Validates a whole deployment at once (so every problem is listed together),
@@ -46,6 +49,7 @@ function compose(scope: Construct, spec: GraphSpec, strict: boolean | undefined)
   for (const c of spec.components) graph._optionPaths.set(c.name, c.path);
   for (const c of spec.components) {
     if (c.kind === 'frontend') out.frontend = new Frontend(graph, c.name, c.options);
+    else if (c.kind === 'planner') out.planner = new Planner(graph, c.name, c.options);
     else if (c.role === 'prefill') out.prefill = new PrefillWorker(graph, c.name, c.options);
     else if (c.role === 'decode') out.decode = new DecodeWorker(graph, c.name, c.options);
     else out.workers = new Worker(graph, c.name, c.options);
@@ -54,8 +58,8 @@ function compose(scope: Construct, spec: GraphSpec, strict: boolean | undefined)
 }
 
 function splitNamed<T extends NamedProps>(scope: Construct, id: string, props: T) {
-  const { name, namespace, strict, ...options } = props;
-  return { name: name ?? id, namespace: namespace ?? Chart.of(scope).namespace, strict, options };
+  const { name, namespace, strict, ...options } = props ?? ({} as T);
+  return { name: name ?? id, namespace: namespaceOf(scope, namespace), strict, options };
 }
 
 /**
@@ -69,6 +73,8 @@ export class DisaggregatedDeployment extends Construct {
   public readonly frontend: Frontend;
   public readonly prefill: PrefillWorker;
   public readonly decode: DecodeWorker;
+  /** The SLA planner, when `planner` is set. */
+  public readonly planner?: Planner;
 
   constructor(scope: Construct, id: string, props: DisaggregatedDeploymentProps) {
     super(scope, id);
@@ -78,6 +84,7 @@ export class DisaggregatedDeployment extends Construct {
     this.frontend = built.frontend!;
     this.prefill = built.prefill!;
     this.decode = built.decode!;
+    this.planner = built.planner;
   }
 
   /** Every object the deployment synthesizes. */

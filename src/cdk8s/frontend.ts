@@ -1,3 +1,4 @@
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { Diagnostics, FrontendOptions } from '../core';
 import { checkComponent } from '../core/graph';
@@ -14,6 +15,8 @@ export class Frontend extends Construct {
   public readonly serviceName: string;
   /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
   public readonly servicePath: string;
+  /** The service lives in the graph's object (`graph.apiObject`); it creates no objects of its own. */
+  public readonly apiObjects: ApiObject[] = [];
 
   constructor(graph: DynamoGraph, id: string, props: FrontendProps = {}) {
     super(graph, id);

@@ -1,4 +1,4 @@
-import { ApiObject, Chart, Lazy } from 'cdk8s';
+import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   checkGraphOptions,
@@ -7,12 +7,13 @@ import {
   Diagnostics,
   GraphOptions,
   GraphSpec,
+  NameRef,
   releaseOf,
   renderGraph,
   RenderedGraph,
   ValidationWarning,
 } from '../core';
-import { RenderedApiObject } from './api-object';
+import { namespaceOf, RenderedApiObject } from './api-object';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 
 export interface DynamoGraphProps extends GraphOptions, StrictOptions {
@@ -22,10 +23,10 @@ export interface DynamoGraphProps extends GraphOptions, StrictOptions {
    */
   readonly name?: string;
   /**
-   * Namespace of the graph and the objects it creates.
+   * Namespace of the graph and the objects it creates, by name or as an object (e.g. a cdk8s-plus `Namespace`).
    * @default - the chart's namespace
    */
-  readonly namespace?: string;
+  readonly namespace?: NameRef;
 }
 
 /**
@@ -50,9 +51,9 @@ export class DynamoGraph extends Construct {
 
   constructor(scope: Construct, id: string, props: DynamoGraphProps) {
     super(scope, id);
-    const { name, namespace, strict, ...options } = props;
+    const { name, namespace, strict, ...options } = props ?? ({} as DynamoGraphProps);
     this.name = name ?? id;
-    this.namespace = namespace ?? Chart.of(this).namespace;
+    this.namespace = namespaceOf(this, namespace);
     this.options = options;
     const d = new Diagnostics();
     checkGraphOptions(d, '', options);

@@ -7,5 +7,7 @@ export * from './warnings';
 export * from './graph';
 export * from './frontend';
 export * from './worker';
+export * from './planner';
 export * from './model-cache';
 export * from './deployment';
+export * from './sla-planned-deployment';

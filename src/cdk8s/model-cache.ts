@@ -1,4 +1,4 @@
-import { ApiObject, Chart } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   checkExistingModelCache,
@@ -11,6 +11,7 @@ import {
   renderModelCachePvc,
   ValidationWarning,
 } from '../core';
+import { namespaceOf } from './api-object';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 
 export interface ModelCacheProps extends ModelCacheOptions, StrictOptions {
@@ -20,10 +21,10 @@ export interface ModelCacheProps extends ModelCacheOptions, StrictOptions {
    */
   readonly name?: string;
   /**
-   * Namespace of the claim.
+   * Namespace of the claim, by name or as an object (e.g. a cdk8s-plus `Namespace`).
    * @default - the chart's namespace
    */
-  readonly namespace?: string;
+  readonly namespace?: NameRef;
 }
 
 export interface ExistingModelCacheProps {
@@ -73,10 +74,10 @@ export class ModelCache extends Construct implements IModelCache {
 
   constructor(scope: Construct, id: string, props: ModelCacheProps) {
     super(scope, id);
-    const { name, namespace, strict, ...options } = props;
+    const { name, namespace, strict, ...options } = props ?? ({} as typeof props);
     this.claimName = name ?? id;
     this.mountPath = options.mountPath ?? DEFAULT_MODEL_CACHE_MOUNT_PATH;
-    const rendered = renderModelCachePvc(this.claimName, namespace ?? Chart.of(this).namespace, options);
+    const rendered = renderModelCachePvc(this.claimName, namespaceOf(this, namespace), options);
     this.warnings = rendered.warnings;
     const { apiVersion, kind, ...rest } = rendered.object;
     this.apiObject = new ApiObject(this, 'Resource', { apiVersion, kind, ...rest });

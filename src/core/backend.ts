@@ -53,6 +53,8 @@ export interface WorkerLaunch {
   readonly engineConfigPath?: string;
   /** TensorRT-LLM: user keys deep-merged over the generated engine config. */
   readonly engineConfig?: Readonly<Record<string, unknown>>;
+  /** Nodes one engine spans, when more than one. */
+  readonly nodeCount?: number;
   readonly release: DynamoRelease;
 }
 
@@ -70,15 +72,26 @@ export interface BackendRenderer {
   readonly name: BackendName;
   /** Image repository name under the Dynamo registry. */
   readonly imageName: string;
-  /** Prefix of the default service names: `<prefix>PrefillWorker`, `<prefix>DecodeWorker`, `<prefix>Worker`. */
-  readonly servicePrefix: string;
+  /** Default service names of the worker roles (Grove limits graph + service name to 45 characters). */
+  readonly serviceNames: Readonly<Record<WorkerRole, string>>;
   /** Default `/dev/shm` size of a worker. */
   readonly sharedMemory: string;
-  /** KV cache block size the backend uses when none is set (announced to a KV router). */
-  readonly defaultBlockSize?: number;
+  /** KV cache block size the engine uses when none is set (announced to a KV router). */
+  readonly defaultBlockSize: number;
   /** Whether the worker takes an engine config file (TensorRT-LLM). */
   readonly usesEngineConfigFile: boolean;
   readonly workingDir: string;
+  /**
+   * Flags the library owns on every worker of this backend, rendered or not:
+   * `extraArgs` may not set them (e.g. a vLLM role flag on the other role's worker).
+   */
+  readonly ownedFlags: readonly string[];
+  /** Engine config keys rendered from worker options, by dotted path, with the option to use instead. */
+  readonly engineKeysFromOptions: Readonly<Record<string, string>>;
+  /** Checks a block size the engine accepts; returns what is allowed, or undefined when `size` is fine. */
+  blockSizeProblem(size: number): string | undefined;
+  /** Checks `extraArgs` combinations the engine rejects at start; returns the problem, or undefined. */
+  extraArgsProblem(extraArgs: readonly string[]): string | undefined;
   renderWorker(launch: WorkerLaunch): WorkerCommand;
 }
 
@@ -86,17 +99,17 @@ export interface BackendRenderer {
 export class Backend {
   /** vLLM (`python3 -m dynamo.vllm`). */
   public static vllm(options: BackendOptions = {}): Backend {
-    return new Backend('vllm', options);
+    return new Backend('vllm', options ?? {});
   }
 
   /** SGLang (`python3 -m dynamo.sglang`). */
   public static sglang(options: BackendOptions = {}): Backend {
-    return new Backend('sglang', options);
+    return new Backend('sglang', options ?? {});
   }
 
   /** TensorRT-LLM (`python3 -m dynamo.trtllm`) with a generated engine config. */
   public static trtllm(options: BackendOptions = {}): Backend {
-    return new Backend('trtllm', options);
+    return new Backend('trtllm', options ?? {});
   }
 
   private constructor(

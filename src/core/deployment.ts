@@ -1,10 +1,13 @@
 import { Backend, WorkerRole } from './backend';
 import { FrontendOptions } from './frontend';
 import { ComponentSpec, GraphOptions, GraphSpec } from './graph';
+import { PlannerOptions } from './planner';
 import { defaultWorkerServiceName, WorkerOptions } from './worker';
 
 /** The service name of the frontend in the deployments. */
 export const FRONTEND_SERVICE_NAME = 'Frontend';
+/** The service name of the planner in the deployments. */
+export const PLANNER_SERVICE_NAME = 'Planner';
 
 /** Options common to whole deployments. */
 export interface DeploymentOptions extends GraphOptions {
@@ -21,6 +24,11 @@ export interface DisaggregatedDeploymentOptions extends DeploymentOptions {
   readonly prefill: WorkerOptions;
   /** Decode workers: high batch (256-1024). */
   readonly decode: WorkerOptions;
+  /**
+   * An SLA planner that scales prefill and decode workers to meet `ttftMs` and `itlMs`.
+   * @default - no planner: replicas stay as configured
+   */
+  readonly planner?: PlannerOptions;
 }
 
 /** An aggregated graph: a frontend and workers that both prefill and decode. */
@@ -43,7 +51,8 @@ function worker(o: DeploymentOptions, role: WorkerRole, path: string, options: W
 }
 
 function frontend(o: DeploymentOptions): ComponentSpec {
-  return { kind: 'frontend', name: FRONTEND_SERVICE_NAME, path: 'frontend', options: o?.frontend ?? {} };
+  // an explicit null is reported as an error, not read as "default frontend"
+  return { kind: 'frontend', name: FRONTEND_SERVICE_NAME, path: 'frontend', options: o?.frontend === undefined ? {} : o.frontend };
 }
 
 /** The graph of a disaggregated deployment: Frontend, prefill workers, decode workers. */
@@ -52,8 +61,13 @@ export function disaggregatedGraphSpec(name: string, namespace: string | undefin
     name,
     namespace,
     path: '',
-    options: graphOptions(o, ['frontend', 'prefill', 'decode']),
-    components: [frontend(o), worker(o, 'prefill', 'prefill', o.prefill), worker(o, 'decode', 'decode', o.decode)],
+    options: graphOptions(o, ['frontend', 'prefill', 'decode', 'planner']),
+    components: [
+      frontend(o),
+      worker(o, 'prefill', 'prefill', o?.prefill),
+      worker(o, 'decode', 'decode', o?.decode),
+      ...(o?.planner !== undefined ? [{ kind: 'planner' as const, name: PLANNER_SERVICE_NAME, path: 'planner', options: o.planner }] : []),
+    ],
   };
 }
 
@@ -64,6 +78,6 @@ export function aggregatedGraphSpec(name: string, namespace: string | undefined,
     namespace,
     path: '',
     options: graphOptions(o, ['frontend', 'workers']),
-    components: [frontend(o), worker(o, 'aggregated', 'workers', o.workers)],
+    components: [frontend(o), worker(o, 'aggregated', 'workers', o?.workers)],
   };
 }

@@ -101,7 +101,7 @@ export class Fabric {
    * GPUs per worker pod), IPC_LOCK, and guide 2's UCX environment.
    */
   public static rdma(options: RdmaFabricOptions = {}): Fabric {
-    return new Fabric('rdma', options);
+    return new Fabric('rdma', options ?? {});
   }
 
   /**
@@ -109,7 +109,7 @@ export class Fabric {
    * `FI_EFA_ENABLE_SHM_TRANSFER=0` (guide 4 explains why).
    */
   public static efa(options: EfaFabricOptions = {}): Fabric {
-    return new Fabric('efa', options);
+    return new Fabric('efa', options ?? {});
   }
 
   /**

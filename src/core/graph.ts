@@ -2,16 +2,17 @@ import { Backend, checkBackend, KvEventsMode, WorkerRole } from './backend';
 import { checkBoolean, checkDnsLabel, checkKnownKeys, checkOneOf, checkString, isPlainObject, join, optionKeys } from './checks';
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, envMapToList, POD_INFO_FIELDS, PodInfoField } from './env';
-import { Diagnostics, show, validate, ValidationWarning } from './errors';
+import { Diagnostics, show, ValidationWarning } from './errors';
 import { Fabric } from './fabric';
 import { checkFrontend, FrontendOptions, renderFrontend } from './frontend';
 import { IMAGE_PULL_POLICIES, ImagePullPolicy, KubeObject, NameRef, nameOf } from './k8s';
-import { modelCacheMount } from './model-cache';
+import { checkExistingModelCache, modelCacheMount } from './model-cache';
+import { checkGraphPlanner, checkPlannerBudget, PlannerOptions, renderPlanner } from './planner';
 import { Router } from './router';
 import { DgdService } from './service';
 import { prune } from './util';
-import { DEFAULT_DYNAMO_VERSION, DynamoRelease, lookupRelease, releaseOf } from './versions';
-import { checkExtraArgs, checkServiceName, checkWorker, renderWorker, WorkerOptions, workerCommand, workerShape } from './worker';
+import { DEFAULT_DYNAMO_VERSION, DynamoRelease, lookupRelease } from './versions';
+import { checkExtraArgs, checkServiceName, checkWorker, renderWorker, WorkerOptions, workerShape } from './worker';
 
 /** A model cache as a graph sees it: a claim and a mount path. */
 export interface IModelCache {
@@ -115,6 +116,7 @@ export const GRAPH_OPTION_KEYS = optionKeys<GraphOptions>()(
 /** One service of a graph. `path` is where its options came from, for messages. */
 export type ComponentSpec =
   | { readonly kind: 'frontend'; readonly name: string; readonly path: string; readonly options: FrontendOptions }
+  | { readonly kind: 'planner'; readonly name: string; readonly path: string; readonly options: PlannerOptions }
   | {
     readonly kind: 'worker';
     readonly role: WorkerRole;
@@ -147,6 +149,30 @@ export interface RenderedGraph {
 /** The most services a DynamoGraphDeployment may have (CRD `maxProperties`). */
 export const MAX_SERVICES = 25;
 
+/**
+ * Grove names pods after the graph and the service: the graph name plus the
+ * lowercased service name (plus the service name again with `-ldr`/`-wkr` for
+ * a multinode worker) must fit in 45 characters, or reconciliation fails
+ * after the graph is applied (ai-dynamo/dynamo#4938).
+ */
+export const MAX_GROVE_NAME_LENGTH = 45;
+
+function checkGroveNameLength(d: Diagnostics, graphName: string, c: ComponentSpec): void {
+  const service = c.name.toLowerCase();
+  const multinode = c.kind === 'worker' && isPlainObject(c.options) && c.options.nodeCount !== undefined;
+  const length = graphName.length + service.length + (multinode ? service.length + '-ldr'.length : 0);
+  if (length <= MAX_GROVE_NAME_LENGTH) return;
+  const parts = multinode
+    ? `graph name ${show(graphName)} (${graphName.length}) + service ${show(service)} (${service.length}) + ${show(`${service}-ldr`)} (${service.length + 4}) of this multinode worker`
+    : `graph name ${show(graphName)} (${graphName.length}) + service ${show(service)} (${service.length})`;
+  const named = c.kind === 'worker' && isPlainObject(c.options) && c.options.serviceName !== undefined;
+  d.error(
+    named ? join(c.path, 'serviceName') : c.path,
+    `names pods with ${length} characters: ${parts}; Grove allows ${MAX_GROVE_NAME_LENGTH}. Shorten the graph name or the service name (serviceName)`,
+    'name-length',
+  );
+}
+
 function checkNameRef(d: Diagnostics, path: string, ref: unknown): void {
   if (ref === undefined) return;
   const name = typeof ref === 'string' ? ref : isPlainObject(ref) || typeof ref === 'object' ? (ref as { name?: unknown })?.name : undefined;
@@ -164,8 +190,20 @@ function checkStringMap(d: Diagnostics, path: string, value: unknown): void {
   }
 }
 
+/** Checks a model cache reference as any engine may pass it: a claim name and an absolute mount path. */
+export function checkModelCacheRef(d: Diagnostics, path: string, cache: unknown): void {
+  if (cache === undefined) return;
+  const c = cache as Partial<IModelCache> | null;
+  if (typeof c !== 'object' || c === null || typeof c.claimName !== 'string' || typeof c.mountPath !== 'string') {
+    d.error(path, `must be a ModelCache (a claim name and a mount path), got ${show(cache)}`, 'value-type');
+    return;
+  }
+  checkExistingModelCache(d, path, { claimName: c.claimName, mountPath: c.mountPath });
+}
+
 /** Checks graph-wide options. Returns the release when the version is supported. */
 export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions): DynamoRelease | undefined {
+  checkKnownKeys(d, path, o, GRAPH_OPTION_KEYS);
   checkString(d, join(path, 'model'), o.model, true);
   const backendOk = checkBackend(d, join(path, 'backend'), o.backend);
   const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
@@ -188,9 +226,7 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
     }
   }
   checkNameRef(d, join(path, 'hfTokenSecret'), o.hfTokenSecret);
-  if (o.modelCache !== undefined && (typeof o.modelCache?.claimName !== 'string' || typeof o.modelCache?.mountPath !== 'string')) {
-    d.error(join(path, 'modelCache'), `must be a ModelCache (a claim name and a mount path), got ${show(o.modelCache)}`, 'value-type');
-  }
+  checkModelCacheRef(d, join(path, 'modelCache'), o.modelCache);
   if (o.fabric !== undefined) {
     if (o.fabric instanceof Fabric) o.fabric._validate(d, join(path, 'fabric'));
     else d.error(join(path, 'fabric'), `must be Fabric.rdma(), Fabric.efa() or Fabric.tcp(), got ${show(o.fabric)}`, 'value-type');
@@ -216,6 +252,7 @@ export function checkComponent(d: Diagnostics, c: ComponentSpec, backend: Backen
   const named = c.kind === 'worker' && c.options?.serviceName !== undefined;
   checkServiceName(d, named ? join(c.path, 'serviceName') : c.path, c.name);
   if (c.kind === 'frontend') checkFrontend(d, c.path, c.options);
+  else if (c.kind === 'planner') checkGraphPlanner(d, c.path, c.options);
   else checkWorker(d, c.path, c.options!, backend);
 }
 
@@ -237,7 +274,6 @@ function effectiveBlockSize(backend: Backend, o: WorkerOptions): number | undefi
 
 /** Checks the whole graph: every option and the rules that cross components. */
 export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | undefined {
-  checkKnownKeys(d, spec.path, spec.options, GRAPH_OPTION_KEYS);
   checkDnsLabel(d, join(spec.path, 'name'), spec.name, '; pass `name` to choose the DynamoGraphDeployment name');
   if (spec.namespace !== undefined) checkDnsLabel(d, join(spec.path, 'namespace'), spec.namespace);
   const release = checkGraphOptions(d, spec.path, spec.options);
@@ -249,6 +285,9 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | und
     const seen = names.get(c.name);
     if (seen !== undefined) d.error(c.path, `uses service name ${show(c.name)}, already used by ${seen}; service names must be unique`, 'duplicate-service');
     else names.set(c.name, c.path);
+  }
+  if (typeof spec.name === 'string') {
+    for (const c of spec.components) checkGroveNameLength(d, spec.name, c);
   }
   if (spec.components.length > MAX_SERVICES) {
     d.error(join(spec.path, 'services'), `has ${spec.components.length} services; a DynamoGraphDeployment holds at most ${MAX_SERVICES}`, 'too-many-services');
@@ -270,6 +309,13 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | und
   if (roles.has('prefill') !== roles.has('decode') && !roles.has('aggregated')) {
     const missing = roles.has('prefill') ? 'DecodeWorker' : 'PrefillWorker';
     d.error(spec.path === '' ? 'services' : spec.path, `is disaggregated but has no ${missing}; prefill and decode workers come in pairs`, 'graph-structure');
+  }
+  const planners = spec.components.filter((c) => c.kind === 'planner');
+  if (planners.length > 1) {
+    d.error(planners[1].path, `is a second planner (${planners.map((p) => p.name).join(', ')}); a graph has at most one`, 'graph-structure');
+  }
+  if (planners.length > 0 && !(roles.has('prefill') && roles.has('decode'))) {
+    d.error(planners[0].path, 'needs a disaggregated graph: the SLA planner scales prefill and decode workers separately', 'graph-structure');
   }
   if (frontends.length === 0 && workers.length > 0) {
     d.warn(spec.path === '' ? 'services' : spec.path, 'has no Frontend: nothing serves the OpenAI API for these workers', 'graph-structure');
@@ -302,6 +348,17 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | und
     if (dtypes.size > 1) {
       const decode = workers.find((w) => w.role === 'decode')!;
       d.error(join(decode.path, 'kvCacheDtype'), `differs between prefill and decode workers (${[...dtypes].join(' vs ')}); the KV cache is transferred as is, so both must use one dtype`, 'kv-dtype-mismatch');
+    }
+
+    const planner = planners[0];
+    const prefill = workers.find((w) => w.role === 'prefill');
+    const decode = workers.find((w) => w.role === 'decode');
+    if (planner && isPlainObject(planner.options) && prefill && decode && release) {
+      checkPlannerBudget(d, planner.path, planner.options, release, {
+        prefillGpusPerEngine: workerShape(prefill.options).gpus,
+        decodeGpusPerEngine: workerShape(decode.options).gpus,
+        initialGpus: graphGpus(spec),
+      });
     }
 
     const fabric = spec.options.fabric;
@@ -358,29 +415,27 @@ function kvEventsFor(router: Router): KvEventsMode {
 
 /** Validates a graph and renders its DynamoGraphDeployment and ConfigMaps. */
 export function renderGraph(spec: GraphSpec): RenderedGraph {
-  let release: DynamoRelease | undefined;
-  const warnings = validate((d) => {
-    release = checkGraph(d, spec);
-    if (d.errors.length > 0 || !release) return;
-    // Extra flags may not repeat what the library renders.
-    const ctx = resolveContext(spec, release);
-    for (const w of workersOf(spec)) {
-      const { cmd } = workerCommand(ctx, w.name, w.role, w.options, kvEventsFor(ctx.router));
-      checkExtraArgs(d, w.path, cmd.args, w.options.extraArgs);
-    }
-  });
-  const ctx = resolveContext(spec, releaseOf(spec.options.dynamoVersion ?? DEFAULT_DYNAMO_VERSION));
+  const d = new Diagnostics();
+  const release = checkGraph(d, spec);
+  d.throwIfErrors();
+  const ctx = resolveContext(spec, release!);
   const services: Record<string, DgdService> = {};
   const configMaps: KubeObject[] = [];
   for (const c of spec.components) {
     if (c.kind === 'frontend') {
       services[c.name] = renderFrontend(ctx, c.options);
+    } else if (c.kind === 'planner') {
+      services[c.name] = renderPlanner(ctx, c.options);
     } else {
-      const r = renderWorker(ctx, c.name, c.role, c.options ?? {}, kvEventsFor(ctx.router));
+      const options = c.options ?? {};
+      const r = renderWorker(ctx, c.name, c.role, options, kvEventsFor(ctx.router));
+      // extra flags may not repeat what the library rendered
+      checkExtraArgs(d, c.path, ctx.backend, r.generatedArgs, options.extraArgs);
       services[c.name] = r.service;
       if (r.configMap) configMaps.push(r.configMap);
     }
   }
+  d.throwIfErrors();
   const o = spec.options;
   const graph: KubeObject = prune({
     apiVersion: ctx.release.apiVersion,
@@ -393,7 +448,7 @@ export function renderGraph(spec: GraphSpec): RenderedGraph {
       services,
     },
   });
-  return { graph, configMaps, warnings };
+  return { graph, configMaps, warnings: d.warnings };
 }
 
 /** GPUs a graph's workers use at their configured replica counts. */

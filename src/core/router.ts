@@ -83,7 +83,7 @@ const KV_ROUTER_KEYS = optionKeys<KvRouterOptions>()(
 export class Router {
   /** KV-cache-aware routing (guide 3): requests go to the worker with the best cache overlap and load. */
   public static kv(options: KvRouterOptions = {}): Router {
-    return new Router('kv', options);
+    return new Router('kv', options ?? {});
   }
 
   /** Round-robin over workers (Dynamo's default). */

@@ -1,7 +1,7 @@
-import { checkKnownKeys, checkQuantity, join } from './checks';
+import { checkKnownKeys, checkQuantity, isPlainObject, join } from './checks';
 import { GraphContext } from './context';
 import { EnvMap, envMapToList, mergeEnv, PodInfoField, podInfoEnv } from './env';
-import { Diagnostics } from './errors';
+import { Diagnostics, show } from './errors';
 import { ComputeResources, EnvVar } from './k8s';
 import { modelCacheEnv } from './model-cache';
 
@@ -35,8 +35,12 @@ export function checkResources(d: Diagnostics, path: string, r: ComputeResources
   if (r === undefined) return;
   checkKnownKeys(d, path, r, RESOURCE_KEYS);
   for (const key of ['cpu', 'memory'] as const) {
-    const v = r[key];
+    const v = r[key] as unknown;
     if (v === undefined) continue;
+    if (!isPlainObject(v)) {
+      d.error(join(path, key), `must be { request?, limit? }, e.g. { request: ${show(v)}, limit: ${show(v)} }, got ${show(v)}`, 'value-type');
+      continue;
+    }
     checkKnownKeys(d, join(path, key), v, RANGE_KEYS);
     checkQuantity(d, join(path, `${key}.request`), v.request);
     checkQuantity(d, join(path, `${key}.limit`), v.limit);
@@ -58,9 +62,15 @@ export function renderResources(r: ComputeResources | undefined): { requests: Re
  * Environment common to every service: the model cache's `HF_HOME`, then the
  * Pod fields, then what the component adds, then the user's own variables.
  */
-export function serviceEnv(ctx: GraphContext, podInfo: readonly PodInfoField[] | undefined, component: EnvVar[], user: EnvMap | undefined): EnvVar[] {
+export function serviceEnv(
+  ctx: GraphContext,
+  podInfo: readonly PodInfoField[] | undefined,
+  component: EnvVar[],
+  user: EnvMap | undefined,
+  mountsModelCache = true,
+): EnvVar[] {
   return mergeEnv(
-    ctx.modelCache ? modelCacheEnv(ctx.modelCache) : [],
+    ctx.modelCache && mountsModelCache ? modelCacheEnv(ctx.modelCache) : [],
     podInfoEnv(podInfo ?? ctx.podInfoEnv),
     component,
     envMapToList(user),

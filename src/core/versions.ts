@@ -30,10 +30,16 @@ export interface DynamoRelease {
   readonly brokenImages: Readonly<Record<string, string>>;
   /** How vLLM workers are told their disaggregation role. */
   readonly vllmRoleFlags: { readonly prefill: readonly string[]; readonly decode: readonly string[] };
-  /** The SLA planner's entry point. */
+  /** The SLA planner: entry point, where it reads profiling results, its metrics port and defaults. */
   readonly planner: {
     readonly command: readonly string[];
     readonly workingDir: string;
+    readonly profileResultsDir: string;
+    /** Environment variable that sets the port of the planner's own metrics (0 = off). */
+    readonly metricsPortEnv: string;
+    readonly metricsPort: number;
+    /** The planner's defaults, which apply when an option is not set. */
+    readonly defaults: { readonly minEndpoint: number; readonly maxGpuBudget: number; readonly adjustmentIntervalSeconds: number };
   };
 }
 
@@ -47,7 +53,14 @@ const RELEASE_0_8_AND_0_9 = {
     trtllm: { plainCuda: 13, variants: {} },
   },
   vllmRoleFlags: { prefill: ['--is-prefill-worker'], decode: ['--is-decode-worker'] },
-  planner: { command: ['python3', '-m', 'planner_sla'], workingDir: '/workspace/components/src/dynamo/planner' },
+  planner: {
+    command: ['python3', '-m', 'planner_sla'],
+    workingDir: '/workspace/components/src/dynamo/planner',
+    profileResultsDir: '/workspace/profiling_results',
+    metricsPortEnv: 'PLANNER_PROMETHEUS_PORT',
+    metricsPort: 9085,
+    defaults: { minEndpoint: 1, maxGpuBudget: 8, adjustmentIntervalSeconds: 180 },
+  },
 } as const;
 
 export const RELEASES: Readonly<Record<string, DynamoRelease>> = {

@@ -102,7 +102,7 @@ export interface WorkerOptions {
   readonly resources?: ComputeResources;
   /**
    * Name of the service in the graph (the key under `spec.services`).
-   * @default - `<Backend>PrefillWorker`, `<Backend>DecodeWorker` or `<Backend>Worker`
+   * @default - vLLM: `VllmPrefillWorker`, `VllmDecodeWorker`, `VllmWorker`; SGLang and TensorRT-LLM: `prefill`, `decode`, `worker`
    */
   readonly serviceName?: string;
   /**
@@ -156,8 +156,7 @@ const ENGINE_CONFIG_VOLUME = 'engine-config';
 
 /** The default service name of a worker of `role`. */
 export function defaultWorkerServiceName(backend: Backend, role: WorkerRole): string {
-  const prefix = backend._renderer.servicePrefix;
-  return role === 'prefill' ? `${prefix}PrefillWorker` : role === 'decode' ? `${prefix}DecodeWorker` : `${prefix}Worker`;
+  return backend._renderer.serviceNames[role];
 }
 
 /** Parallelism and GPU counts of a worker, after defaults. */
@@ -209,12 +208,18 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
   checkInteger(d, join(path, 'maxNumSeqs'), o.maxNumSeqs, 1);
   checkInteger(d, join(path, 'maxModelLen'), o.maxModelLen, 1);
   checkString(d, join(path, 'kvCacheDtype'), o.kvCacheDtype);
-  checkInteger(d, join(path, 'blockSize'), o.blockSize, 1);
+  if (checkInteger(d, join(path, 'blockSize'), o.blockSize, 1) && o.blockSize !== undefined && backend) {
+    const problem = backend._renderer.blockSizeProblem(o.blockSize);
+    if (problem) d.error(join(path, 'blockSize'), `is ${o.blockSize}; ${problem}`, 'value-range');
+  }
   if (o.sharedMemory !== false) checkQuantity(d, join(path, 'sharedMemory'), o.sharedMemory);
   if (checkStringArray(d, join(path, 'extraArgs'), o.extraArgs) && o.extraArgs) {
     o.extraArgs.forEach((a, i) => {
       if (a.trim() === '') d.error(join(join(path, 'extraArgs'), i), 'is an empty argument', 'value-format');
     });
+    const problem = backend?._renderer.extraArgsProblem(o.extraArgs);
+    if (problem) d.error(join(path, 'extraArgs'), problem, 'option-conflict');
+    if (backend) checkOwnedFlags(d, path, backend._renderer.ownedFlags, o.extraArgs);
   }
   checkEnvMap(d, join(path, 'env'), o.env);
   checkResources(d, join(path, 'resources'), o.resources);
@@ -224,20 +229,7 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
       d.error(join(path, 'nodeSelector'), `must be an object of label: value strings, got ${show(o.nodeSelector)}`, 'value-type');
     }
   }
-  if (o.tolerations !== undefined) {
-    if (!Array.isArray(o.tolerations)) {
-      d.error(join(path, 'tolerations'), `must be a list of tolerations, got ${show(o.tolerations)}`, 'value-type');
-    } else {
-      o.tolerations.forEach((t, i) => {
-        const p = join(join(path, 'tolerations'), i);
-        checkKnownKeys(d, p, t, ['key', 'operator', 'value', 'effect', 'tolerationSeconds']);
-        checkOneOf(d, join(p, 'operator'), t.operator, ['Exists', 'Equal']);
-        checkOneOf(d, join(p, 'effect'), t.effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
-        checkInteger(d, join(p, 'tolerationSeconds'), t.tolerationSeconds, 0);
-        if (t.operator === 'Exists' && t.value !== undefined) d.error(join(p, 'value'), 'must be empty when operator is Exists', 'option-conflict');
-      });
-    }
-  }
+  checkTolerations(d, join(path, 'tolerations'), o.tolerations);
   if (o.engineConfig !== undefined) {
     if (!isPlainObject(o.engineConfig)) {
       d.error(join(path, 'engineConfig'), `must be an object of engine config keys, got ${show(o.engineConfig)}`, 'value-type');
@@ -247,8 +239,43 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
         `applies only to Backend.trtllm(); a ${backend.name} worker takes engine flags in extraArgs`,
         'option-conflict',
       );
+    } else if (backend) {
+      for (const [key, option] of Object.entries(backend._renderer.engineKeysFromOptions)) {
+        if (hasPath(o.engineConfig, key)) {
+          d.error(join(join(path, 'engineConfig'), key), `is rendered from the ${option} option, which sizes GPUs and checks it against the other workers; set ${option} instead`, 'option-conflict');
+        }
+      }
     }
   }
+}
+
+function hasPath(obj: Readonly<Record<string, unknown>>, dotted: string): boolean {
+  let at: unknown = obj;
+  for (const part of dotted.split('.')) {
+    if (!isPlainObject(at) || !(part in at)) return false;
+    at = at[part];
+  }
+  return true;
+}
+
+export function checkTolerations(d: Diagnostics, path: string, tolerations: unknown): void {
+  if (tolerations === undefined) return;
+  if (!Array.isArray(tolerations)) {
+    d.error(path, `must be a list of tolerations, got ${show(tolerations)}`, 'value-type');
+    return;
+  }
+  tolerations.forEach((t: Toleration, i) => {
+    const p = join(path, i);
+    if (!isPlainObject(t)) {
+      d.error(p, `must be a toleration object, got ${show(t)}`, 'value-type');
+      return;
+    }
+    checkKnownKeys(d, p, t, ['key', 'operator', 'value', 'effect', 'tolerationSeconds']);
+    checkOneOf(d, join(p, 'operator'), t.operator, ['Exists', 'Equal']);
+    checkOneOf(d, join(p, 'effect'), t.effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+    checkInteger(d, join(p, 'tolerationSeconds'), t.tolerationSeconds, 0);
+    if (t.operator === 'Exists' && t.value !== undefined) d.error(join(p, 'value'), 'must be empty when operator is Exists', 'option-conflict');
+  });
 }
 
 const SERVICE_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
@@ -259,30 +286,39 @@ export function checkServiceName(d: Diagnostics, path: string, name: unknown): v
   }
 }
 
-/** Rejects extra flags that repeat a flag the library renders from an option. */
-export function checkExtraArgs(d: Diagnostics, path: string, rendered: readonly string[], extra: readonly string[] | undefined): void {
-  if (!extra) return;
-  const owned = new Set(rendered.filter((a) => RENDERED_FLAG.test(a)).map((a) => a.split('=')[0]));
+function checkOwnedFlags(d: Diagnostics, path: string, owned: Iterable<string>, extra: readonly string[]): void {
+  const flags = new Set(owned);
   extra.forEach((a, i) => {
     const flag = a.split('=')[0];
-    if (owned.has(flag)) {
-      d.error(join(join(path, 'extraArgs'), i), `repeats ${flag}, which the library renders from the worker's options; set the option instead`, 'option-conflict');
+    if (flags.has(flag)) {
+      d.error(join(join(path, 'extraArgs'), i), `sets ${flag}, which the library renders from the graph and worker options; set the option instead`, 'option-conflict');
     }
   });
+}
+
+/**
+ * Rejects extra flags that repeat a flag the library rendered for this worker.
+ * (Flags the backend owns on every worker are rejected by `checkWorker`.)
+ */
+export function checkExtraArgs(d: Diagnostics, path: string, backend: Backend, rendered: readonly string[], extra: readonly string[] | undefined): void {
+  if (!extra) return;
+  const owned = new Set(backend._renderer.ownedFlags);
+  checkOwnedFlags(d, path, rendered.filter((a) => RENDERED_FLAG.test(a)).map((a) => a.split('=')[0]).filter((f) => !owned.has(f)), extra);
 }
 
 export interface RenderedWorker {
   readonly service: DgdService;
   /** TensorRT-LLM: the engine config ConfigMap. */
   readonly configMap?: KubeObject;
+  /** The arguments the library generated, before `extraArgs`. */
+  readonly generatedArgs: readonly string[];
 }
 
 export function engineConfigMapName(graphName: string, serviceName: string): string {
   return toKubeName(graphName, serviceName, 'engine');
 }
 
-/** The generated command line and engine config of a worker, before it is placed in a service. */
-export function workerCommand(ctx: GraphContext, serviceName: string, role: WorkerRole, o: WorkerOptions, kvEvents: KvEventsMode) {
+export function renderWorker(ctx: GraphContext, serviceName: string, role: WorkerRole, o: WorkerOptions, kvEvents: KvEventsMode): RenderedWorker {
   const r = ctx.backend._renderer;
   const shape = workerShape(o);
   const fabric = ctx.fabric._contribution(shape.gpusPerPod);
@@ -301,14 +337,9 @@ export function workerCommand(ctx: GraphContext, serviceName: string, role: Work
     nixlBackend: fabric.nixlBackend,
     engineConfigPath: r.usesEngineConfigFile ? `${ENGINE_CONFIG_DIR}/${ENGINE_CONFIG_FILE}` : undefined,
     engineConfig: o.engineConfig,
+    nodeCount: shape.nodeCount,
     release: ctx.release,
   });
-  return { shape, fabric, cmd, serviceName };
-}
-
-export function renderWorker(ctx: GraphContext, serviceName: string, role: WorkerRole, o: WorkerOptions, kvEvents: KvEventsMode): RenderedWorker {
-  const r = ctx.backend._renderer;
-  const { shape, fabric, cmd } = workerCommand(ctx, serviceName, role, o, kvEvents);
   const resources = renderResources(o.resources);
   const devices = Object.keys(fabric.devices).length > 0 ? fabric.devices : undefined;
   const configMapName = cmd.engineConfig ? engineConfigMapName(ctx.name, serviceName) : undefined;
@@ -349,5 +380,5 @@ export function renderWorker(ctx: GraphContext, serviceName: string, role: Worke
       data: { [ENGINE_CONFIG_FILE]: YAML.stringify(cmd.engineConfig, { sortMapEntries: false }) },
     })
     : undefined;
-  return { service, configMap };
+  return { service, configMap, generatedArgs: cmd.args };
 }

@@ -9,6 +9,8 @@ import {
   Fabric,
   Frontend,
   ModelCache,
+  LoadPredictor,
+  Planner,
   PrefillWorker,
   Router,
   Worker,
@@ -58,10 +60,9 @@ describe.each(Object.entries(VARIANTS))('%s', (_name, graphProps) => {
     const { frontend, ...graph } = graphProps(a);
     const g = new DynamoGraph(a, 'llm', graph);
     new Frontend(g, 'Frontend', frontend);
-    const backend = graph.backend.name;
-    const prefix = backend === 'vllm' ? 'Vllm' : backend === 'sglang' ? 'SGLang' : 'TRTLLM';
-    new PrefillWorker(g, `${prefix}PrefillWorker`, prefill);
-    new DecodeWorker(g, `${prefix}DecodeWorker`, decode);
+    const vllm = graph.backend.name === 'vllm';
+    new PrefillWorker(g, vllm ? 'VllmPrefillWorker' : 'prefill', prefill);
+    new DecodeWorker(g, vllm ? 'VllmDecodeWorker' : 'decode', decode);
 
     const b = chart();
     new DisaggregatedDeployment(b, 'llm', { ...graphProps(b), prefill, decode });
@@ -83,4 +84,22 @@ test('DynamoGraph + Frontend/Worker == AggregatedDeployment', () => {
   new AggregatedDeployment(b, 'agg', { ...props, frontend: { router: Router.kv() }, workers: { replicas: 3 } });
 
   expect(toYaml(Testing.synth(b))).toBe(toYaml(Testing.synth(a)));
+});
+
+test('DynamoGraph + Planner == DisaggregatedDeployment with planner', () => {
+  const props = { model: 'meta-llama/Llama-3.3-70B-Instruct', backend: Backend.vllm(), fabric: Fabric.rdma() };
+  const planner = { ttftMs: 300, itlMs: 30, maxGpuBudget: 16, loadPredictor: LoadPredictor.arima({ log1p: true }) };
+  const a = chart();
+  const g = new DynamoGraph(a, 'planned', props);
+  new Frontend(g, 'Frontend');
+  new PrefillWorker(g, 'VllmPrefillWorker', { tensorParallelSize: 2 });
+  new DecodeWorker(g, 'VllmDecodeWorker', { tensorParallelSize: 4 });
+  new Planner(g, 'Planner', planner);
+
+  const b = chart();
+  new DisaggregatedDeployment(b, 'planned', { ...props, prefill: { tensorParallelSize: 2 }, decode: { tensorParallelSize: 4 }, planner });
+
+  const low = toYaml(Testing.synth(a));
+  expect(low).toContain('planner_sla');
+  expect(toYaml(Testing.synth(b))).toBe(low);
 });

@@ -9,8 +9,10 @@ import {
   Fabric,
   Frontend,
   ModelCache,
+  Planner,
   PrefillWorker,
   Router,
+  SlaPlannedDeployment,
   Worker,
 } from '../../src/cdk8s';
 import { dgdOf } from '../support/manifests';
@@ -61,6 +63,22 @@ describe('errors', () => {
     new PrefillWorker(graph, 'VllmPrefillWorker');
     const e = caught(() => Testing.synth(c));
     expect(e.issues.map((i) => i.message)).toEqual(['is disaggregated but has no DecodeWorker; prefill and decode workers come in pairs']);
+  });
+
+  test('a planner in an aggregated graph is an error at synth', () => {
+    const c = chart();
+    const graph = new DynamoGraph(c, 'g', { model: 'm', backend: Backend.vllm() });
+    new Frontend(graph, 'Frontend');
+    new Worker(graph, 'VllmWorker');
+    new Planner(graph, 'Planner', { ttftMs: 300, itlMs: 30 });
+    expect(caught(() => Testing.synth(c)).issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'Planner: needs a disaggregated graph: the SLA planner scales prefill and decode workers separately',
+    ]);
+  });
+
+  test('an SLA-planned deployment validates in its constructor', () => {
+    const e = caught(() => new SlaPlannedDeployment(chart(), 'req', { model: 'm', backend: Backend.vllm(), sla: { isl: 1, osl: 1, ttftMs: 0, itlMs: 1 } }));
+    expect(e.issues.map((i) => i.path)).toEqual(['sla.ttftMs']);
   });
 
   test('strict mode turns warnings into errors when the app synthesizes', () => {
@@ -129,6 +147,25 @@ describe('names, namespaces and references', () => {
   });
 });
 
+describe('construction-time checks', () => {
+  test('an unknown graph option fails where it is written, not at synth', () => {
+    const e = caught(() => new DynamoGraph(chart(), 'g', { model: 'm', backend: Backend.vllm(), replicas: 2 } as any));
+    expect(e.issues.map((i) => i.path)).toEqual(['replicas']);
+  });
+
+  test('a namespace may be given as a cdk8s-plus Namespace', () => {
+    const c = chart('default-ns');
+    const ns = new kplus.Namespace(c, 'serving-ns', { metadata: { name: 'serving' } });
+    new AggregatedDeployment(c, 'agg', { namespace: ns, model: 'm', backend: Backend.vllm(), workers: {} });
+    expect(dgdOf(Testing.synth(c)).metadata.namespace).toBe('serving');
+  });
+
+  test('props left out entirely are reported, not a TypeError', () => {
+    const e = caught(() => new DisaggregatedDeployment(chart(), 'd', undefined as any));
+    expect(e.issues.map((i) => i.path)).toEqual(['model', 'backend', 'prefill', 'decode']);
+  });
+});
+
 describe('escape hatches and ordering', () => {
   test('every construct exposes its ApiObjects for JSON patches', () => {
     const c = chart();
@@ -140,12 +177,13 @@ describe('escape hatches and ordering', () => {
       decode: {},
     });
     expect(d.apiObjects.map((o) => o.kind)).toEqual(['DynamoGraphDeployment', 'ConfigMap', 'ConfigMap']);
-    expect(d.prefill.apiObjects.map((o) => o.name)).toEqual(['d-trtllmprefillworker-engine']);
+    expect(d.frontend.apiObjects).toEqual([]);
+    expect(d.prefill.apiObjects.map((o) => o.name)).toEqual(['d-prefill-engine']);
     d.graph.apiObject.addJsonPatch(JsonPatch.add(`${d.decode.servicePath}/extraPodSpec/terminationGracePeriodSeconds`, 600));
     const out = Testing.synth(c);
     // mounted ConfigMaps are applied before the graph that mounts them
     expect(out.map((o) => o.kind)).toEqual(['ConfigMap', 'ConfigMap', 'DynamoGraphDeployment']);
-    expect(dgdOf(out).spec.services.TRTLLMDecodeWorker.extraPodSpec.terminationGracePeriodSeconds).toBe(600);
+    expect(dgdOf(out).spec.services.decode.extraPodSpec.terminationGracePeriodSeconds).toBe(600);
   });
 
   test('the model cache claim is applied before the graph', () => {

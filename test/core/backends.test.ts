@@ -1,6 +1,6 @@
 import * as YAML from 'yaml';
 import { Backend, Fabric, Router } from '../../src';
-import { container, envOf, flagValue, renderAgg, renderDisagg, services } from './helpers';
+import { container, envOf, flagValue, issuesOf, renderAgg, renderDisagg, services } from './helpers';
 
 const MODEL = 'org/model-70b';
 
@@ -73,6 +73,27 @@ describe('vLLM', () => {
     }
   });
 
+  test('flags the library owns cannot be passed again, even on the other role', () => {
+    expect(
+      issuesOf(() =>
+        renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.rdma(), prefill: { extraArgs: ['--is-decode-worker'] }, decode: { extraArgs: ['--kv-transfer-config', '{}'] } }),
+      ),
+    ).toEqual([
+      'prefill.extraArgs[0]: sets --is-decode-worker, which the library renders from the graph and worker options; set the option instead',
+      'decode.extraArgs: sets --kv-transfer-config without --connector none; dynamo.vllm refuses both a connector config and its default connector (nixl)',
+    ]);
+    const custom = renderAgg({ model: MODEL, backend: Backend.vllm(), workers: { extraArgs: ['--connector', 'none', '--kv-transfer-config', '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'] } });
+    expect(flagValue(container(custom, 'VllmWorker').args, '--connector')).toBe('none');
+  });
+
+  test('a KV router announces vLLM\'s default block size, and a different router size is an error', () => {
+    const r = renderAgg({ model: MODEL, backend: Backend.vllm(), frontend: { router: Router.kv() }, workers: {} });
+    expect(flagValue(container(r, 'Frontend').args, '--kv-cache-block-size')).toBe('16');
+    expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), frontend: { router: Router.kv({ blockSize: 32 }) }, workers: {} }))).toEqual([
+      'frontend.router.blockSize: is 32, but workers runs block size 16; the router computes prefill cost in the workers\' blocks, so they must match (guide 3)',
+    ]);
+  });
+
   test('the CUDA 13 image variant on request', () => {
     const c13 = renderAgg({ model: MODEL, backend: Backend.vllm({ cuda: 13 }), workers: {} });
     expect(container(c13, 'VllmWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0-cuda13');
@@ -84,8 +105,8 @@ describe('vLLM', () => {
 describe('SGLang', () => {
   test('disaggregated workers: page size, TP, NIXL transfer, bootstrap server reachable from other pods', () => {
     const r = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.rdma(), trustRemoteCode: true, prefill: { tensorParallelSize: 2, maxNumSeqs: 8, kvCacheDtype: 'fp8_e5m2' }, decode: { maxModelLen: 4096, kvCacheDtype: 'fp8_e5m2' } });
-    expect(container(r, 'SGLangPrefillWorker').command).toEqual(['python3', '-m', 'dynamo.sglang']);
-    expect(container(r, 'SGLangPrefillWorker').args).toEqual([
+    expect(container(r, 'prefill').command).toEqual(['python3', '-m', 'dynamo.sglang']);
+    expect(container(r, 'prefill').args).toEqual([
       '--model-path', MODEL,
       '--page-size', '16',
       '--tp', '2',
@@ -98,7 +119,7 @@ describe('SGLang', () => {
       '--disaggregation-bootstrap-port', '12345',
       '--host', '0.0.0.0',
     ]);
-    const decode = container(r, 'SGLangDecodeWorker').args;
+    const decode = container(r, 'decode').args;
     expect(flagValue(decode, '--disaggregation-mode')).toBe('decode');
     expect(flagValue(decode, '--context-length')).toBe('4096');
     expect(flagValue(decode, '--kv-cache-dtype')).toBe('fp8_e5m2');
@@ -106,18 +127,18 @@ describe('SGLang', () => {
 
   test('KV events as ZMQ JSON on publishing workers; the router announces the 16-token page size', () => {
     const r = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.rdma(), frontend: { router: Router.kv() }, prefill: {}, decode: {} });
-    expect(JSON.parse(flagValue(container(r, 'SGLangPrefillWorker').args, '--kv-events-config')!)).toEqual({
+    expect(JSON.parse(flagValue(container(r, 'prefill').args, '--kv-events-config')!)).toEqual({
       publisher: 'zmq',
       topic: 'kv-events',
       endpoint: 'tcp://*:5557',
     });
-    expect(container(r, 'SGLangDecodeWorker').args).not.toContain('--kv-events-config');
+    expect(container(r, 'decode').args).not.toContain('--kv-events-config');
     expect(flagValue(container(r, 'Frontend').args, '--kv-cache-block-size')).toBe('16');
   });
 
   test('EFA selects the LIBFABRIC NIXL backend by environment', () => {
     const r = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.efa(), prefill: {}, decode: {} });
-    expect(envOf(r, 'SGLangPrefillWorker')).toMatchObject({
+    expect(envOf(r, 'prefill')).toMatchObject({
       FI_PROVIDER: 'efa',
       FI_EFA_USE_DEVICE_RDMA: '1',
       FI_EFA_ENABLE_SHM_TRANSFER: '0',
@@ -138,7 +159,7 @@ describe('TensorRT-LLM', () => {
   });
 
   test('engine config generated into a ConfigMap per worker, user keys deep-merged', () => {
-    expect(r.configMaps.map((c) => c.metadata.name)).toEqual(['g-trtllmprefillworker-engine', 'g-trtllmdecodeworker-engine']);
+    expect(r.configMaps.map((c) => c.metadata.name)).toEqual(['g-prefill-engine', 'g-decode-engine']);
     const prefill = YAML.parse((r.configMaps[0] as any).data['engine.yaml']);
     expect(prefill).toEqual({
       backend: 'pytorch',
@@ -146,7 +167,7 @@ describe('TensorRT-LLM', () => {
       max_batch_size: 4,
       trust_remote_code: true,
       disable_overlap_scheduler: true,
-      kv_cache_config: { dtype: 'fp8', free_gpu_memory_fraction: 0.5 },
+      kv_cache_config: { dtype: 'fp8', tokens_per_block: 64, free_gpu_memory_fraction: 0.5 },
       cache_transceiver_config: { backend: 'DEFAULT' },
     });
     const decode = YAML.parse((r.configMaps[1] as any).data['engine.yaml']);
@@ -155,7 +176,7 @@ describe('TensorRT-LLM', () => {
   });
 
   test('the ConfigMap is mounted and passed with --extra-engine-args', () => {
-    const c = container(r, 'TRTLLMPrefillWorker');
+    const c = container(r, 'prefill');
     expect(c.args.slice(0, 8)).toEqual([
       '--model-path', MODEL,
       '--extra-engine-args', '/etc/dynamo/engine/engine.yaml',
@@ -163,24 +184,53 @@ describe('TensorRT-LLM', () => {
       '--disaggregation-mode', 'prefill',
     ]);
     expect(c.volumeMounts).toEqual([{ name: 'engine-config', mountPath: '/etc/dynamo/engine', readOnly: true }]);
-    expect(services(r).TRTLLMPrefillWorker.extraPodSpec.volumes).toEqual([{ name: 'engine-config', configMap: { name: 'g-trtllmprefillworker-engine' } }]);
-    expect(services(r).TRTLLMPrefillWorker.sharedMemory).toEqual({ size: '80Gi' });
+    expect(services(r).prefill.extraPodSpec.volumes).toEqual([{ name: 'engine-config', configMap: { name: 'g-prefill-engine' } }]);
+    expect(services(r).prefill.sharedMemory).toEqual({ size: '80Gi' });
   });
 
   test('KV events: --publish-events-and-metrics on prefill only', () => {
-    expect(container(r, 'TRTLLMPrefillWorker').args).toContain('--publish-events-and-metrics');
-    expect(container(r, 'TRTLLMDecodeWorker').args).not.toContain('--publish-events-and-metrics');
+    expect(container(r, 'prefill').args).toContain('--publish-events-and-metrics');
+    expect(container(r, 'decode').args).not.toContain('--publish-events-and-metrics');
   });
 
   test('EFA: NIXL cache transceiver with the LIBFABRIC backend', () => {
     const efa = renderDisagg({ model: MODEL, backend: Backend.trtllm(), fabric: Fabric.efa(), prefill: {}, decode: {} });
     expect(YAML.parse((efa.configMaps[0] as any).data['engine.yaml']).cache_transceiver_config).toEqual({ backend: 'NIXL' });
-    expect(envOf(efa, 'TRTLLMPrefillWorker').TRTLLM_NIXL_KVCACHE_BACKEND).toBe('LIBFABRIC');
+    expect(envOf(efa, 'prefill').TRTLLM_NIXL_KVCACHE_BACKEND).toBe('LIBFABRIC');
+  });
+
+  test('multinode engines get the environment mpirun needs as root', () => {
+    const m = renderAgg({ model: MODEL, backend: Backend.trtllm(), workers: { tensorParallelSize: 16, nodeCount: 2 } });
+    expect(envOf(m, 'worker')).toMatchObject({ OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' });
+    expect(services(m).worker.resources.limits.gpu).toBe('8');
+    const single = renderAgg({ model: MODEL, backend: Backend.trtllm(), workers: { tensorParallelSize: 8 } });
+    expect(envOf(single, 'worker').OMPI_ALLOW_RUN_AS_ROOT).toBeUndefined();
+  });
+
+  test('engine config keys rendered from options cannot be overridden through engineConfig', () => {
+    expect(
+      issuesOf(() =>
+        renderAgg({
+          model: MODEL,
+          backend: Backend.trtllm(),
+          workers: { tensorParallelSize: 2, engineConfig: { tensor_parallel_size: 4, kv_cache_config: { dtype: 'fp8', free_gpu_memory_fraction: 0.9 } } },
+        }),
+      ),
+    ).toEqual([
+      'workers.engineConfig.tensor_parallel_size: is rendered from the tensorParallelSize option, which sizes GPUs and checks it against the other workers; set tensorParallelSize instead',
+      'workers.engineConfig.kv_cache_config.dtype: is rendered from the kvCacheDtype option, which sizes GPUs and checks it against the other workers; set kvCacheDtype instead',
+    ]);
+  });
+
+  test('block sizes must be powers of two', () => {
+    expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.trtllm(), workers: { blockSize: 48 } }))).toEqual([
+      'workers.blockSize: is 48; TensorRT-LLM needs a power of two greater than 1 tokens per block',
+    ]);
   });
 
   test('runtime tags are CUDA 13 already', () => {
-    expect(container(r, 'TRTLLMPrefillWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.9.0');
+    expect(container(r, 'prefill').image).toBe('nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.9.0');
     const c13 = renderAgg({ model: MODEL, backend: Backend.trtllm({ cuda: 13 }), workers: {} });
-    expect(container(c13, 'TRTLLMWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.9.0');
+    expect(container(c13, 'worker').image).toBe('nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.9.0');
   });
 });

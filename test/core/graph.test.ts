@@ -37,10 +37,10 @@ describe('fabric', () => {
 
   test('EFA: device request, libfabric env with shm transfer off; shm can be turned back on', () => {
     const r = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.efa(), prefill: {}, decode: { tensorParallelSize: 2 } });
-    expect(container(r, 'SGLangDecodeWorker').resources.requests).toEqual({ 'vpc.amazonaws.com/efa': '2' });
-    expect(envOf(r, 'SGLangDecodeWorker').FI_EFA_ENABLE_SHM_TRANSFER).toBe('0');
+    expect(container(r, 'decode').resources.requests).toEqual({ 'vpc.amazonaws.com/efa': '2' });
+    expect(envOf(r, 'decode').FI_EFA_ENABLE_SHM_TRANSFER).toBe('0');
     const shm = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.efa({ shmTransfer: true }), prefill: {}, decode: {} });
-    expect(envOf(shm, 'SGLangDecodeWorker').FI_EFA_ENABLE_SHM_TRANSFER).toBeUndefined();
+    expect(envOf(shm, 'decode').FI_EFA_ENABLE_SHM_TRANSFER).toBeUndefined();
   });
 
   test('TCP adds nothing, and disaggregation over it is a warning', () => {
@@ -56,9 +56,9 @@ describe('fabric', () => {
 
   test('multinode: GPUs split per node, device count per pod', () => {
     const r = renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.rdma(), prefill: {}, decode: { tensorParallelSize: 16, nodeCount: 2 } });
-    expect(services(r).SGLangDecodeWorker.multinode).toEqual({ nodeCount: 2 });
-    expect(services(r).SGLangDecodeWorker.resources.limits.gpu).toBe('8');
-    expect(container(r, 'SGLangDecodeWorker').resources.limits['rdma/hca_shared_devices']).toBe('8');
+    expect(services(r).decode.multinode).toEqual({ nodeCount: 2 });
+    expect(services(r).decode.resources.limits.gpu).toBe('8');
+    expect(container(r, 'decode').resources.limits['rdma/hca_shared_devices']).toBe('8');
   });
 });
 
@@ -265,7 +265,7 @@ describe('validation', () => {
     expect(
       issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), workers: { extraArgs: ['--enforce-eager', '--tensor-parallel-size=2', '--max-num-seqs', '8'] } })),
     ).toEqual([
-      'workers.extraArgs[1]: repeats --tensor-parallel-size, which the library renders from the worker\'s options; set the option instead',
+      'workers.extraArgs[1]: sets --tensor-parallel-size, which the library renders from the graph and worker options; set the option instead',
     ]);
     const ok = renderAgg({ model: MODEL, backend: Backend.vllm(), workers: { extraArgs: ['--enforce-eager', '--max-num-seqs', '8'] } });
     expect(container(ok, 'VllmWorker').args.slice(-3)).toEqual(['--enforce-eager', '--max-num-seqs', '8']);
@@ -278,6 +278,34 @@ describe('validation', () => {
       'name: must be a DNS-1123 label (lowercase letters, digits and \'-\', starting and ending with a letter or digit, at most 63 characters), got "My-Graph"; pass `name` to choose the DynamoGraphDeployment name',
       'workers.serviceName: must start with a letter and contain only letters, digits and \'-\' (at most 63 characters), got "vllm_worker"',
       'workers.nodeCount: is 3, which does not divide the worker\'s 8 GPUs evenly; each node runs the same number of GPUs',
+    ]);
+  });
+
+  test('Grove\'s 45-character pod name budget: graph name + service name (twice for multinode)', () => {
+    const name = 'a-rather-long-deployment-name-of-32';
+    expect(
+      issuesOf(() => renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.rdma(), prefill: {}, decode: {} }, name)),
+    ).toEqual([
+      'prefill: names pods with 52 characters: graph name "a-rather-long-deployment-name-of-32" (35) + service "vllmprefillworker" (17); Grove allows 45. Shorten the graph name or the service name (serviceName)',
+      'decode: names pods with 51 characters: graph name "a-rather-long-deployment-name-of-32" (35) + service "vllmdecodeworker" (16); Grove allows 45. Shorten the graph name or the service name (serviceName)',
+    ]);
+    expect(() => renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.rdma(), prefill: { serviceName: 'prefill' }, decode: { serviceName: 'decode' } }, name)).not.toThrow();
+    expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.sglang(), workers: { tensorParallelSize: 16, nodeCount: 2, serviceName: 'decode-pool' } }, 'llama-3-70b-instruct'))).toEqual([
+      'workers.serviceName: names pods with 46 characters: graph name "llama-3-70b-instruct" (20) + service "decode-pool" (11) + "decode-pool-ldr" (15) of this multinode worker; Grove allows 45. Shorten the graph name or the service name (serviceName)',
+    ]);
+  });
+
+  test('a model cache given as a plain object is checked like a ModelCache', () => {
+    expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), modelCache: { claimName: 'Bad_Name', mountPath: 'models' }, workers: {} }))).toEqual([
+      'modelCache.claimName: must be a DNS-1123 subdomain (lowercase letters, digits, \'-\' and \'.\', at most 253 characters), got "Bad_Name"',
+      'modelCache.mountPath: must be an absolute path, got "models"',
+    ]);
+  });
+
+  test('resources in the DGD\'s own shape are an error, not silently dropped', () => {
+    expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), workers: { resources: { cpu: '8', memory: '40Gi' } as any } }))).toEqual([
+      'workers.resources.cpu: must be { request?, limit? }, e.g. { request: "8", limit: "8" }, got "8"',
+      'workers.resources.memory: must be { request?, limit? }, e.g. { request: "40Gi", limit: "40Gi" }, got "40Gi"',
     ]);
   });
 

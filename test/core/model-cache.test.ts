@@ -1,4 +1,4 @@
-import { aggregatedGraphSpec, Backend, renderGraph, renderModelCachePvc } from '../../src';
+import { aggregatedGraphSpec, Backend, disaggregatedGraphSpec, Fabric, renderGraph, renderModelCachePvc, Router } from '../../src';
 import { manifestErrors } from '../support/manifests';
 import { issuesOf } from './helpers';
 
@@ -39,7 +39,21 @@ describe('robustness: bad input is a DynamoValidationError, never a TypeError', 
     ['a plain-object router', { model: 'm', backend: Backend.vllm(), frontend: { router: { mode: 'kv' } }, workers: {} }],
     ['a string fabric', { model: 'm', backend: Backend.vllm(), fabric: 'rdma', workers: {} }],
     ['a non-array of pull secrets', { model: 'm', backend: Backend.vllm(), imagePullSecrets: 'ngc', workers: {} }],
+    ['null router options', { model: 'm', backend: Backend.vllm(), frontend: { router: Router.kv(null as any) }, workers: { replicas: -1 } }],
+    ['null fabric options', { model: 'm', backend: Backend.vllm(null as any), fabric: Fabric.rdma(null as any), workers: { replicas: -1 } }],
+    ['a null toleration', { model: 'm', backend: Backend.vllm(), workers: { tolerations: [null] } }],
+    ['a null frontend', { model: 'm', backend: Backend.vllm(), frontend: null, workers: {} }],
+    ['null resources entries', { model: 'm', backend: Backend.vllm(), workers: { resources: { cpu: null } } }],
   ])('%s', (_name, options) => {
     expect(issuesOf(() => renderGraph(aggregatedGraphSpec('g', undefined, options as any))).length).toBeGreaterThan(0);
+  });
+
+  test('no options at all', () => {
+    expect(issuesOf(() => renderGraph(disaggregatedGraphSpec('g', undefined, undefined as any)))).toEqual([
+      'model: must be a non-empty string, got undefined',
+      'backend: is required: Backend.vllm(), Backend.sglang() or Backend.trtllm()',
+      'prefill: is required: the prefill worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }',
+      'decode: is required: the decode worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }',
+    ]);
   });
 });

@@ -1,22 +1,29 @@
 import type { BackendRenderer, WorkerCommand, WorkerLaunch } from '../backend';
+import { EnvVar } from '../k8s';
 
 /** The port of SGLang's disaggregation bootstrap server on prefill workers. */
 export const SGLANG_BOOTSTRAP_PORT = 12345;
+/** SGLang's own default page size is 1; Dynamo's examples run 16, the router's typical block. */
+const DEFAULT_PAGE_SIZE = 16;
 
 /** SGLang through `python3 -m dynamo.sglang`. */
 export const SGLANG: BackendRenderer = {
   name: 'sglang',
   imageName: 'sglang-runtime',
-  servicePrefix: 'SGLang',
+  // Dynamo's own short service names: Grove limits graph + service name to 45 characters
+  serviceNames: { prefill: 'prefill', decode: 'decode', aggregated: 'worker' },
   sharedMemory: '16Gi',
-  // SGLang's own default page size is 1; Dynamo's examples run 16, the router's typical block.
-  defaultBlockSize: 16,
+  defaultBlockSize: DEFAULT_PAGE_SIZE,
   usesEngineConfigFile: false,
   workingDir: '/workspace',
+  ownedFlags: ['--disaggregation-mode', '--disaggregation-transfer-backend', '--disaggregation-bootstrap-port', '--kv-events-config'],
+  engineKeysFromOptions: {},
+  blockSizeProblem: () => undefined,
+  extraArgsProblem: () => undefined,
   renderWorker(l: WorkerLaunch): WorkerCommand {
     const args = ['--model-path', l.model];
     if (l.servedModelName !== undefined) args.push('--served-model-name', l.servedModelName);
-    args.push('--page-size', String(l.blockSize ?? 16));
+    args.push('--page-size', String(l.blockSize ?? DEFAULT_PAGE_SIZE));
     args.push('--tp', String(l.tensorParallelSize));
     if (l.pipelineParallelSize !== undefined) args.push('--pp-size', String(l.pipelineParallelSize));
     if (l.kvCacheDtype !== undefined) args.push('--kv-cache-dtype', l.kvCacheDtype);
@@ -25,7 +32,7 @@ export const SGLANG: BackendRenderer = {
     if (l.trustRemoteCode) args.push('--trust-remote-code');
     // The frontend tokenizes; workers receive token ids.
     args.push('--skip-tokenizer-init');
-    const env = [];
+    const env: EnvVar[] = [];
     if (l.role !== 'aggregated') {
       args.push(
         '--disaggregation-mode',

@@ -1,13 +1,31 @@
 import type { BackendRenderer, WorkerCommand, WorkerLaunch } from '../backend';
 
+const ROLE_FLAGS = ['--is-prefill-worker', '--is-decode-worker', '--disaggregation-mode'];
+const BLOCK_SIZES = [1, 8, 16, 32, 64, 128];
+
 /** vLLM through `python3 -m dynamo.vllm`. */
 export const VLLM: BackendRenderer = {
   name: 'vllm',
   imageName: 'vllm-runtime',
-  servicePrefix: 'Vllm',
+  // Dynamo's names for vLLM workers (also the SLA planner's fallback names)
+  serviceNames: { prefill: 'VllmPrefillWorker', decode: 'VllmDecodeWorker', aggregated: 'VllmWorker' },
   sharedMemory: '16Gi',
+  // vLLM's own default on GPUs
+  defaultBlockSize: 16,
   usesEngineConfigFile: false,
   workingDir: '/workspace',
+  ownedFlags: [...ROLE_FLAGS, '--kv-events-config'],
+  engineKeysFromOptions: {},
+  blockSizeProblem(size) {
+    return BLOCK_SIZES.includes(size) ? undefined : `vLLM accepts block sizes ${BLOCK_SIZES.join(', ')}`;
+  },
+  extraArgsProblem(extra) {
+    // Dynamo 0.8/0.9 defaults to `--connector nixl`, and refuses a connector config next to it.
+    if (extra.some((a) => a.split('=')[0] === '--kv-transfer-config') && !extra.some((a) => a.split('=')[0] === '--connector')) {
+      return 'sets --kv-transfer-config without --connector none; dynamo.vllm refuses both a connector config and its default connector (nixl)';
+    }
+    return undefined;
+  },
   renderWorker(l: WorkerLaunch): WorkerCommand {
     const args = ['--model', l.model];
     if (l.servedModelName !== undefined) args.push('--served-model-name', l.servedModelName);

@@ -1,0 +1,46 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { NameRef, renderSlaPlanned, SlaPlannedDeploymentOptions, ValidationWarning } from '../core';
+import { namespaceOf } from './api-object';
+import { reportWarningsOnSynth, StrictOptions } from './warnings';
+
+export interface SlaPlannedDeploymentProps extends SlaPlannedDeploymentOptions, StrictOptions {
+  /**
+   * `metadata.name` of the DynamoGraphDeploymentRequest.
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * Namespace of the request (the profiling job and, by default, the generated graph), by name or as an object (e.g. a cdk8s-plus `Namespace`).
+   * @default - the chart's namespace
+   */
+  readonly namespace?: NameRef;
+}
+
+/**
+ * An SLA-planned deployment (guide 1): a `nvidia.com/v1alpha1`
+ * DynamoGraphDeploymentRequest. The operator profiles the model against the
+ * SLA (offline with AIConfigurator, or with trial deployments) and generates a
+ * disaggregated graph with an SLA planner that scales it within the GPU budget.
+ */
+export class SlaPlannedDeployment extends Construct {
+  /** The DynamoGraphDeploymentRequest. */
+  public readonly apiObject: ApiObject;
+  /** Warnings about the request. */
+  public readonly warnings: readonly ValidationWarning[];
+
+  constructor(scope: Construct, id: string, props: SlaPlannedDeploymentProps) {
+    super(scope, id);
+    const { name, namespace, strict, ...options } = props ?? ({} as typeof props);
+    const rendered = renderSlaPlanned(name ?? id, namespaceOf(this, namespace), options);
+    this.warnings = rendered.warnings;
+    const { apiVersion, kind, ...rest } = rendered.object;
+    this.apiObject = new ApiObject(this, 'Resource', { apiVersion, kind, ...rest });
+    reportWarningsOnSynth(this, strict, () => this.warnings);
+  }
+
+  /** Every object this construct creates. */
+  public get apiObjects(): ApiObject[] {
+    return [this.apiObject];
+  }
+}

@@ -1,0 +1,210 @@
+import { checkInteger, checkKnownKeys, checkNumber, checkString, isPlainObject, join, optionKeys } from './checks';
+import { GraphContext } from './context';
+import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
+import { Diagnostics, show } from './errors';
+import { LoadPredictor } from './load-predictor';
+import { DgdService, imagePullSecrets, serviceEnv } from './service';
+import { prune } from './util';
+import { DynamoRelease } from './versions';
+
+/** Something that knows where Prometheus answers queries, such as a `PrometheusStack`. */
+export interface IPrometheusEndpoint {
+  /** Base URL of the Prometheus query API, e.g. `http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090`. */
+  readonly queryEndpoint: string;
+}
+
+/** The ConfigMap of profiling results the profiler writes and the planner reads. */
+export const DEFAULT_PROFILE_RESULTS_CONFIG_MAP = 'planner-profile-data';
+const PROFILE_RESULTS_VOLUME = 'planner-profile-data';
+
+/** The SLA planner: scales prefill and decode workers to meet TTFT and ITL targets (guide 1). */
+export interface PlannerOptions {
+  /**
+   * Fewest engines the planner keeps per role.
+   * @default - the planner's default (1)
+   */
+  readonly minEndpoint?: number;
+  /**
+   * Most GPUs the planner may use across prefill and decode.
+   * @default - the planner's default (8)
+   */
+  readonly maxGpuBudget?: number;
+  /**
+   * Seconds between scaling decisions.
+   * @default - the planner's default (180)
+   */
+  readonly adjustmentIntervalSeconds?: number;
+  /**
+   * How the next interval's load is forecast.
+   * @default - the planner's default (ARIMA)
+   */
+  readonly loadPredictor?: LoadPredictor;
+  /**
+   * Time-to-first-token target in ms. Required for a planner in a graph; an
+   * SLA-planned deployment takes it from `sla.ttftMs`.
+   */
+  readonly ttftMs?: number;
+  /**
+   * Inter-token latency target in ms. Required for a planner in a graph; an
+   * SLA-planned deployment takes it from `sla.itlMs`.
+   */
+  readonly itlMs?: number;
+  /**
+   * Where the planner queries frontend metrics: a URL or a `PrometheusStack`.
+   * @default - the `PROMETHEUS_ENDPOINT` the Dynamo platform injects (its `prometheusEndpoint` value)
+   */
+  readonly prometheusEndpoint?: string | IPrometheusEndpoint;
+  /**
+   * ConfigMap holding the profiling results (`prefill_raw_data.json`, `decode_raw_data.json`).
+   * @default 'planner-profile-data'
+   */
+  readonly profileResultsConfigMap?: string;
+  /**
+   * Image of the planner.
+   * @default - the graph's image
+   */
+  readonly image?: string;
+  /**
+   * Environment of the planner.
+   * @default - none
+   */
+  readonly env?: EnvMap;
+  /**
+   * Pod fields exposed as environment variables.
+   * @default - the graph's `podInfoEnv`
+   */
+  readonly podInfoEnv?: readonly PodInfoField[];
+}
+
+export const PLANNER_OPTION_KEYS = optionKeys<PlannerOptions>()(
+  'minEndpoint',
+  'maxGpuBudget',
+  'adjustmentIntervalSeconds',
+  'loadPredictor',
+  'ttftMs',
+  'itlMs',
+  'prometheusEndpoint',
+  'profileResultsConfigMap',
+  'image',
+  'env',
+  'podInfoEnv',
+);
+
+/** The Prometheus query URL of an endpoint option. */
+export function prometheusUrl(endpoint: string | IPrometheusEndpoint): string {
+  return typeof endpoint === 'string' ? endpoint : endpoint.queryEndpoint;
+}
+
+const URL_FORM = /^https?:\/\/[^\s/]+(\/\S*)?$/;
+
+/** Checks the options every planner shares. */
+export function checkPlannerOptions(d: Diagnostics, path: string, o: PlannerOptions): void {
+  checkKnownKeys(d, path, o, PLANNER_OPTION_KEYS);
+  checkInteger(d, join(path, 'minEndpoint'), o.minEndpoint, 1);
+  checkInteger(d, join(path, 'maxGpuBudget'), o.maxGpuBudget, 1);
+  checkInteger(d, join(path, 'adjustmentIntervalSeconds'), o.adjustmentIntervalSeconds, 1, 'a whole number of seconds > 0');
+  if (o.loadPredictor !== undefined) {
+    if (o.loadPredictor instanceof LoadPredictor) o.loadPredictor._validate(d, join(path, 'loadPredictor'));
+    else d.error(join(path, 'loadPredictor'), `must be LoadPredictor.constant(), .arima(), .kalman() or .prophet(), got ${show(o.loadPredictor)}`, 'value-type');
+  }
+  checkNumber(d, join(path, 'ttftMs'), o.ttftMs, { min: 0, exclusiveMin: true });
+  checkNumber(d, join(path, 'itlMs'), o.itlMs, { min: 0, exclusiveMin: true });
+  if (o.prometheusEndpoint !== undefined) {
+    const url = typeof o.prometheusEndpoint === 'string' ? o.prometheusEndpoint : isPlainObject(o.prometheusEndpoint) || typeof o.prometheusEndpoint === 'object' ? (o.prometheusEndpoint as IPrometheusEndpoint)?.queryEndpoint : undefined;
+    if (typeof url !== 'string' || !URL_FORM.test(url)) {
+      d.error(join(path, 'prometheusEndpoint'), `must be an http(s) URL or a PrometheusStack, got ${show(o.prometheusEndpoint)}`, 'value-format');
+    }
+  }
+  checkString(d, join(path, 'profileResultsConfigMap'), o.profileResultsConfigMap);
+  checkString(d, join(path, 'image'), o.image);
+  checkEnvMap(d, join(path, 'env'), o.env);
+  checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);
+}
+
+/** GPU counts of one disaggregated graph's engines and starting replicas. */
+export interface PlannedGraphGpus {
+  readonly prefillGpusPerEngine: number;
+  readonly decodeGpusPerEngine: number;
+  /** GPUs the graph uses at its configured replica counts. */
+  readonly initialGpus: number;
+}
+
+/**
+ * The planner's budget must cover the graph at its minimum (minEndpoint
+ * engines of each role) and, for a graph, at its starting replica counts.
+ */
+export function checkPlannerBudget(
+  d: Diagnostics,
+  path: string,
+  o: PlannerOptions,
+  release: DynamoRelease,
+  gpus: { prefillGpusPerEngine: number; decodeGpusPerEngine: number; initialGpus?: number },
+): void {
+  const defaults = release.planner.defaults;
+  const minEndpoint = o.minEndpoint ?? defaults.minEndpoint;
+  const budget = o.maxGpuBudget ?? defaults.maxGpuBudget;
+  const budgetText = o.maxGpuBudget === undefined ? `the planner's default budget of ${budget} GPUs` : `${budget}`;
+  const budgetPath = join(path, 'maxGpuBudget');
+  const minimum = minEndpoint * (gpus.prefillGpusPerEngine + gpus.decodeGpusPerEngine);
+  if (budget < minimum) {
+    d.error(
+      budgetPath,
+      `is ${budgetText}, below the ${minimum} GPUs the graph needs at its minimum (minEndpoint ${minEndpoint} x (${gpus.prefillGpusPerEngine} prefill + ${gpus.decodeGpusPerEngine} decode GPUs per engine)); raise maxGpuBudget to at least ${minimum}`,
+      'planner-budget',
+    );
+  } else if (gpus.initialGpus !== undefined && budget < gpus.initialGpus) {
+    d.error(
+      budgetPath,
+      `is ${budgetText}, below the ${gpus.initialGpus} GPUs the graph starts with at its configured replicas; raise maxGpuBudget to at least ${gpus.initialGpus} or start with fewer replicas`,
+      'planner-budget',
+    );
+  }
+}
+
+/** Checks a planner that runs inside a graph (a DGD). */
+export function checkGraphPlanner(d: Diagnostics, path: string, o: PlannerOptions): void {
+  checkPlannerOptions(d, path, o);
+  if (o.ttftMs === undefined) d.error(join(path, 'ttftMs'), 'is required: the time-to-first-token target (ms) the planner scales for', 'required');
+  if (o.itlMs === undefined) d.error(join(path, 'itlMs'), 'is required: the inter-token latency target (ms) the planner scales for', 'required');
+}
+
+/** The planner's command-line flags in a graph. */
+export function plannerFlags(ctx: GraphContext, o: PlannerOptions): string[] {
+  const p = ctx.release.planner;
+  const flags = [
+    '--environment=kubernetes',
+    `--backend=${ctx.backend.name}`,
+    `--profile-results-dir=${p.profileResultsDir}`,
+  ];
+  if (o.adjustmentIntervalSeconds !== undefined) flags.push(`--adjustment-interval=${o.adjustmentIntervalSeconds}`);
+  if (o.maxGpuBudget !== undefined) flags.push(`--max-gpu-budget=${o.maxGpuBudget}`);
+  if (o.minEndpoint !== undefined) flags.push(`--min-endpoint=${o.minEndpoint}`);
+  flags.push(`--ttft=${o.ttftMs}`, `--itl=${o.itlMs}`);
+  if (o.loadPredictor) flags.push(...o.loadPredictor._flags());
+  if (o.prometheusEndpoint !== undefined) flags.push(`--metric-pulling-prometheus-endpoint=${prometheusUrl(o.prometheusEndpoint)}`);
+  return flags;
+}
+
+/** The planner service of a graph. */
+export function renderPlanner(ctx: GraphContext, o: PlannerOptions): DgdService {
+  const p = ctx.release.planner;
+  return prune<DgdService>({
+    componentType: 'planner',
+    replicas: 1,
+    // the planner loads no model: no cache mount, no HF_HOME
+    envs: serviceEnv(ctx, o.podInfoEnv, [{ name: p.metricsPortEnv, value: String(p.metricsPort) }], o.env, false),
+    extraPodSpec: {
+      imagePullSecrets: imagePullSecrets(ctx),
+      volumes: [{ name: PROFILE_RESULTS_VOLUME, configMap: { name: o.profileResultsConfigMap ?? DEFAULT_PROFILE_RESULTS_CONFIG_MAP } }],
+      mainContainer: {
+        image: o.image ?? ctx.image,
+        imagePullPolicy: ctx.imagePullPolicy,
+        workingDir: p.workingDir,
+        command: [...p.command],
+        args: plannerFlags(ctx, o),
+        ports: [{ name: 'metrics', containerPort: p.metricsPort, protocol: 'TCP' }],
+        volumeMounts: [{ name: PROFILE_RESULTS_VOLUME, mountPath: p.profileResultsDir, readOnly: true }],
+      },
+    },
+  });
+}

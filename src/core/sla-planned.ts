@@ -1,0 +1,385 @@
+import { checkAiConfiguratorSupport } from './aiconfigurator';
+import { Backend, checkBackend } from './backend';
+import {
+  checkBoolean,
+  checkDnsLabel,
+  checkDnsSubdomain,
+  checkInteger,
+  checkKnownKeys,
+  checkNumber,
+  checkString,
+  isPlainObject,
+  join,
+  optionKeys,
+} from './checks';
+import { Diagnostics, show, validate, ValidationWarning } from './errors';
+import { IModelCache } from './graph';
+import { ComputeResources, KubeObject, NameRef, nameOf } from './k8s';
+import { checkPlannerBudget, checkPlannerOptions, PlannerOptions } from './planner';
+import { checkResources, renderResources } from './service';
+import { prune } from './util';
+import { DEFAULT_DYNAMO_VERSION, DynamoRelease, lookupRelease, releaseOf } from './versions';
+import { checkTolerations, Toleration } from './worker';
+
+/** The service level a deployment is sized for. */
+export interface Sla {
+  /** Input sequence length in tokens. */
+  readonly isl: number;
+  /** Output sequence length in tokens. */
+  readonly osl: number;
+  /** Time-to-first-token target in milliseconds. */
+  readonly ttftMs: number;
+  /** Inter-token latency target in milliseconds. */
+  readonly itlMs: number;
+}
+
+const SLA_KEYS = optionKeys<Sla>()('isl', 'osl', 'ttftMs', 'itlMs');
+
+/** Offline profiling with AIConfigurator instead of trial deployments (seconds instead of hours). */
+export interface AiConfiguratorOptions {
+  /** GPU system of the cluster: a100_sxm, b200_sxm, gb200_sxm, h100_sxm, h200_sxm or l40s. */
+  readonly system: string;
+  /** Backend version of the performance data, e.g. "0.12.0" for vLLM (guide 1 section 7). */
+  readonly backendVersion: string;
+  /**
+   * Hugging Face id AIConfigurator models.
+   * @default - the model
+   */
+  readonly hfId?: string;
+}
+
+const AIC_KEYS = optionKeys<AiConfiguratorOptions>()('system', 'backendVersion', 'hfId');
+
+/** Metadata and image of the DynamoGraphDeployment the profiler generates. */
+export interface DeploymentOverrides {
+  /**
+   * Name of the generated graph.
+   * @default - the request's name
+   */
+  readonly name?: string;
+  /**
+   * Namespace of the generated graph.
+   * @default - the request's namespace
+   */
+  readonly namespace?: string;
+  /** Labels of the generated graph. @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Annotations of the generated graph. @default - none */
+  readonly annotations?: Readonly<Record<string, string>>;
+  /**
+   * Image of the generated graph's workers (and of online profiling trials).
+   * @default - the backend's runtime image for `dynamoVersion`, so the graph runs the release that profiled it
+   */
+  readonly workersImage?: string;
+}
+
+const OVERRIDE_KEYS = optionKeys<DeploymentOverrides>()('name', 'namespace', 'labels', 'annotations', 'workersImage');
+
+/** The GPU search space of profiling. */
+export interface ProfilingHardware {
+  /** Fewest GPUs per engine to try. @default - the profiler's choice */
+  readonly minGpusPerEngine?: number;
+  /** Most GPUs per engine to try. @default - the profiler's choice */
+  readonly maxGpusPerEngine?: number;
+  /** GPUs per node. @default - the profiler's choice */
+  readonly gpusPerNode?: number;
+}
+
+const HARDWARE_KEYS = optionKeys<ProfilingHardware>()('minGpusPerEngine', 'maxGpusPerEngine', 'gpusPerNode');
+
+/** A reference to a ConfigMap key holding the base DynamoGraphDeployment the profiler starts from. */
+export interface BaseConfigRef {
+  /** The ConfigMap. */
+  readonly name: NameRef;
+  /**
+   * Key of the base config.
+   * @default 'disagg.yaml'
+   */
+  readonly key?: string;
+}
+
+/** An SLA-planned deployment: a DynamoGraphDeploymentRequest (guide 1). */
+export interface SlaPlannedDeploymentOptions {
+  /** Hugging Face model id. */
+  readonly model: string;
+  /** The inference engine. */
+  readonly backend: Backend;
+  /**
+   * Dynamo release of the platform (selects images and AIConfigurator data).
+   * @default '0.9.0'
+   */
+  readonly dynamoVersion?: string;
+  /** The SLA to profile and plan for. */
+  readonly sla: Sla;
+  /**
+   * Image of the profiling job.
+   * @default - the backend's runtime image for `dynamoVersion`
+   */
+  readonly profilerImage?: string;
+  /**
+   * Profile offline with AIConfigurator.
+   * @default - online profiling with trial deployments (hours)
+   */
+  readonly aiConfigurator?: AiConfiguratorOptions;
+  /**
+   * The planner of the generated graph: `minEndpoint`, `maxGpuBudget`,
+   * `adjustmentIntervalSeconds`, `loadPredictor`. TTFT and ITL come from `sla`.
+   * @default - the profiler's defaults
+   */
+  readonly planner?: PlannerOptions;
+  /**
+   * Create the graph when profiling completes; otherwise it is only written to
+   * `status.generatedDeployment` for review.
+   * @default false
+   */
+  readonly autoApply?: boolean;
+  /** Metadata and image of the generated graph. @default - workersImage only */
+  readonly deploymentOverrides?: DeploymentOverrides;
+  /**
+   * Also create a `<name>-mocker` graph with simulated engines (no GPUs) to exercise the planner.
+   * @default false
+   */
+  readonly deployMocker?: boolean;
+  /**
+   * Discover GPUs from the cluster's nodes (needs a cluster-scoped operator); replaces `hardware`.
+   * @default false
+   */
+  readonly enableGpuDiscovery?: boolean;
+  /** GPU search space of profiling. @default - the profiler's choice */
+  readonly hardware?: ProfilingHardware;
+  /** PVC holding model weights for the profiler and trial deployments. @default - none */
+  readonly modelCache?: IModelCache;
+  /** PVC that keeps all profiling artifacts. @default - an emptyDir, lost with the job */
+  readonly outputPvc?: NameRef;
+  /** ConfigMap with the base DynamoGraphDeployment to profile from. @default - the profiler's built-in config */
+  readonly configMapRef?: BaseConfigRef;
+  /** CPU and memory of the profiling job. @default - the operator's */
+  readonly resources?: ComputeResources;
+  /** Tolerations of the profiling job. @default - none */
+  readonly tolerations?: readonly Toleration[];
+  /** Labels of the request object. @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Annotations of the request object. @default - none */
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+const SLA_PLANNED_KEYS = optionKeys<SlaPlannedDeploymentOptions>()(
+  'model',
+  'backend',
+  'dynamoVersion',
+  'sla',
+  'profilerImage',
+  'aiConfigurator',
+  'planner',
+  'autoApply',
+  'deploymentOverrides',
+  'deployMocker',
+  'enableGpuDiscovery',
+  'hardware',
+  'modelCache',
+  'outputPvc',
+  'configMapRef',
+  'resources',
+  'tolerations',
+  'labels',
+  'annotations',
+);
+
+/** Planner options a request cannot carry, and why. */
+const PLANNER_NOT_IN_REQUEST: Partial<Record<keyof PlannerOptions, string>> = {
+  ttftMs: 'comes from sla.ttftMs, so the profiler and the planner target the same SLA',
+  itlMs: 'comes from sla.itlMs, so the profiler and the planner target the same SLA',
+  prometheusEndpoint: "is set on the Dynamo platform (its prometheusEndpoint value), which the generated planner reads",
+  profileResultsConfigMap: 'is written by the profiler of this request',
+  image: 'follows deploymentOverrides.workersImage in a generated graph',
+  env: 'is not part of a request; patch the generated graph instead',
+  podInfoEnv: 'is not part of a request; patch the generated graph instead',
+};
+
+export function checkSla(d: Diagnostics, path: string, sla: unknown): sla is Sla {
+  if (!isPlainObject(sla)) {
+    d.error(path, `is required: { isl, osl, ttftMs, itlMs }, got ${show(sla)}`, sla === undefined ? 'required' : 'value-type');
+    return false;
+  }
+  checkKnownKeys(d, path, sla, SLA_KEYS);
+  for (const key of ['isl', 'osl'] as const) {
+    if (sla[key] === undefined) d.error(join(path, key), 'is required: a whole number of tokens', 'required');
+    else checkInteger(d, join(path, key), sla[key], 1, 'a whole number of tokens > 0');
+  }
+  for (const key of ['ttftMs', 'itlMs'] as const) {
+    if (sla[key] === undefined) d.error(join(path, key), 'is required: a latency target in milliseconds', 'required');
+    else checkNumber(d, join(path, key), sla[key], { min: 0, exclusiveMin: true });
+  }
+  return true;
+}
+
+function checkStringMap(d: Diagnostics, path: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!isPlainObject(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+    d.error(path, `must be an object of string values, got ${show(value)}`, 'value-type');
+  }
+}
+
+function checkNameRef(d: Diagnostics, path: string, ref: unknown): void {
+  if (ref === undefined) return;
+  const name = typeof ref === 'string' ? ref : (ref as { name?: unknown } | null)?.name;
+  checkDnsSubdomain(d, path, typeof name === 'string' ? name : ref);
+}
+
+/** Checks every option of an SLA-planned deployment; returns the release when supported. */
+export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions): DynamoRelease | undefined {
+  checkKnownKeys(d, '', o, SLA_PLANNED_KEYS);
+  checkDnsSubdomain(d, 'name', name, '; pass `name` to choose the request name');
+  if (namespace !== undefined) checkDnsLabel(d, 'namespace', namespace);
+  checkString(d, 'model', o.model, true);
+  const backendOk = checkBackend(d, 'backend', o.backend);
+  const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+  const release = lookupRelease(d, 'dynamoVersion', version);
+  if (backendOk) o.backend._validate(d, 'backend', release, version);
+  checkSla(d, 'sla', o.sla);
+  checkString(d, 'profilerImage', o.profilerImage);
+
+  if (o.aiConfigurator !== undefined) {
+    if (!isPlainObject(o.aiConfigurator)) {
+      d.error('aiConfigurator', `must be { system, backendVersion, hfId? }, got ${show(o.aiConfigurator)}`, 'value-type');
+    } else {
+      checkKnownKeys(d, 'aiConfigurator', o.aiConfigurator, AIC_KEYS);
+      checkString(d, 'aiConfigurator.hfId', o.aiConfigurator.hfId);
+      if (backendOk && release) {
+        checkAiConfiguratorSupport(d, 'aiConfigurator', release.line, o.backend.name, o.aiConfigurator.system, o.aiConfigurator.backendVersion);
+      }
+    }
+  }
+
+  if (o.planner !== undefined) {
+    if (!isPlainObject(o.planner)) {
+      d.error('planner', `must be an object of planner options, got ${show(o.planner)}`, 'value-type');
+    } else {
+      checkPlannerOptions(d, 'planner', o.planner);
+      for (const [key, why] of Object.entries(PLANNER_NOT_IN_REQUEST)) {
+        if ((o.planner as Record<string, unknown>)[key] !== undefined) d.error(join('planner', key), `cannot be set on an SLA-planned deployment: it ${why}`, 'option-conflict');
+      }
+    }
+  }
+
+  checkBoolean(d, 'autoApply', o.autoApply);
+  checkBoolean(d, 'deployMocker', o.deployMocker);
+  checkBoolean(d, 'enableGpuDiscovery', o.enableGpuDiscovery);
+
+  const ov = o.deploymentOverrides;
+  if (ov !== undefined) {
+    if (!isPlainObject(ov)) {
+      d.error('deploymentOverrides', `must be an object, got ${show(ov)}`, 'value-type');
+    } else {
+      checkKnownKeys(d, 'deploymentOverrides', ov, OVERRIDE_KEYS);
+      checkDnsLabel(d, 'deploymentOverrides.name', ov.name);
+      checkDnsLabel(d, 'deploymentOverrides.namespace', ov.namespace);
+      checkStringMap(d, 'deploymentOverrides.labels', ov.labels);
+      checkStringMap(d, 'deploymentOverrides.annotations', ov.annotations);
+      checkString(d, 'deploymentOverrides.workersImage', ov.workersImage);
+    }
+  }
+
+  const hw = o.hardware;
+  if (hw !== undefined) {
+    checkKnownKeys(d, 'hardware', hw, HARDWARE_KEYS);
+    const minOk = checkInteger(d, 'hardware.minGpusPerEngine', hw.minGpusPerEngine, 1);
+    const maxOk = checkInteger(d, 'hardware.maxGpusPerEngine', hw.maxGpusPerEngine, 1);
+    checkInteger(d, 'hardware.gpusPerNode', hw.gpusPerNode, 1);
+    if (minOk && maxOk && hw.minGpusPerEngine !== undefined && hw.maxGpusPerEngine !== undefined && hw.minGpusPerEngine > hw.maxGpusPerEngine) {
+      d.error('hardware.maxGpusPerEngine', `is ${hw.maxGpusPerEngine}, below minGpusPerEngine ${hw.minGpusPerEngine}`, 'value-range');
+    }
+    if (o.enableGpuDiscovery) {
+      d.error('hardware', 'is replaced by what enableGpuDiscovery finds on the nodes; set one of them', 'option-conflict');
+    }
+  }
+
+  if (o.modelCache !== undefined && (typeof o.modelCache?.claimName !== 'string' || typeof o.modelCache?.mountPath !== 'string')) {
+    d.error('modelCache', `must be a ModelCache (a claim name and a mount path), got ${show(o.modelCache)}`, 'value-type');
+  }
+  checkNameRef(d, 'outputPvc', o.outputPvc);
+  if (o.configMapRef !== undefined) {
+    if (!isPlainObject(o.configMapRef)) d.error('configMapRef', `must be { name, key? }, got ${show(o.configMapRef)}`, 'value-type');
+    else {
+      checkKnownKeys(d, 'configMapRef', o.configMapRef, ['name', 'key']);
+      if (o.configMapRef.name === undefined) d.error('configMapRef.name', 'is required: the ConfigMap holding the base config', 'required');
+      checkNameRef(d, 'configMapRef.name', o.configMapRef.name);
+      checkString(d, 'configMapRef.key', o.configMapRef.key);
+    }
+  }
+  checkResources(d, 'resources', o.resources);
+  checkTolerations(d, 'tolerations', o.tolerations);
+  checkStringMap(d, 'labels', o.labels);
+  checkStringMap(d, 'annotations', o.annotations);
+
+  // The budget must hold the smallest disaggregated graph: minEndpoint engines of each role.
+  if (release && isPlainObject(o.planner) && d.errors.length === 0) {
+    const perEngine = hw?.minGpusPerEngine ?? 1;
+    checkPlannerBudget(d, 'planner', o.planner, release, { prefillGpusPerEngine: perEngine, decodeGpusPerEngine: perEngine });
+  }
+  return release;
+}
+
+/** The `profilingConfig.config` object the profiler reads (camelCase keys, Dynamo 0.8.1 and later). */
+function profilerConfig(o: SlaPlannedDeploymentOptions): Record<string, unknown> {
+  const aic = o.aiConfigurator;
+  const planner = o.planner;
+  return {
+    sla: { isl: o.sla.isl, osl: o.sla.osl, ttft: o.sla.ttftMs, itl: o.sla.itlMs },
+    hardware: o.hardware
+      ? { minNumGpusPerEngine: o.hardware.minGpusPerEngine, maxNumGpusPerEngine: o.hardware.maxGpusPerEngine, numGpusPerNode: o.hardware.gpusPerNode }
+      : undefined,
+    deployment: o.modelCache ? { modelCache: { pvcName: o.modelCache.claimName, mountPath: o.modelCache.mountPath } } : undefined,
+    sweep: aic ? { useAiConfigurator: true, aicSystem: aic.system, aicHfId: aic.hfId ?? o.model, aicBackendVersion: aic.backendVersion } : undefined,
+    planner: planner
+      ? {
+        plannerMinEndpoint: planner.minEndpoint,
+        plannerMaxGpuBudget: planner.maxGpuBudget,
+        plannerAdjustmentInterval: planner.adjustmentIntervalSeconds,
+        ...planner.loadPredictor?._configKeys(),
+      }
+      : undefined,
+  };
+}
+
+/** Validates an SLA-planned deployment and renders its DynamoGraphDeploymentRequest. */
+export function renderSlaPlanned(
+  name: string,
+  namespace: string | undefined,
+  o: SlaPlannedDeploymentOptions,
+): { object: KubeObject; warnings: readonly ValidationWarning[] } {
+  const warnings = validate((d) => checkSlaPlanned(d, name, namespace, o));
+  const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+  const release = releaseOf(version);
+  const runtimeImage = o.backend._image(release, version);
+  const ov = o.deploymentOverrides ?? {};
+  const resources = renderResources(o.resources);
+  const object: KubeObject = prune({
+    apiVersion: release.apiVersion,
+    kind: 'DynamoGraphDeploymentRequest',
+    metadata: { name, namespace, labels: o.labels, annotations: o.annotations },
+    spec: {
+      model: o.model,
+      backend: o.backend.name,
+      autoApply: o.autoApply ?? false,
+      deployMocker: o.deployMocker,
+      enableGpuDiscovery: o.enableGpuDiscovery,
+      profilingConfig: {
+        profilerImage: o.profilerImage ?? runtimeImage,
+        config: profilerConfig(o),
+        configMapRef: o.configMapRef ? { name: nameOf(o.configMapRef.name), key: o.configMapRef.key } : undefined,
+        outputPVC: o.outputPvc !== undefined ? nameOf(o.outputPvc) : undefined,
+        resources,
+        tolerations: o.tolerations,
+      },
+      deploymentOverrides: {
+        name: ov.name,
+        namespace: ov.namespace,
+        labels: ov.labels,
+        annotations: ov.annotations,
+        workersImage: ov.workersImage ?? runtimeImage,
+      },
+    },
+  });
+  return { object, warnings };
+}
