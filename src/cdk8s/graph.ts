@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import {
   checkGraphOptions,
   ComponentSpec,
-  DEFAULT_DYNAMO_VERSION,
+  dynamoVersionOf,
   Diagnostics,
   GraphOptions,
   GraphSpec,
@@ -58,7 +58,7 @@ export class DynamoGraph extends Construct {
     const d = new Diagnostics();
     checkGraphOptions(d, '', options);
     d.throwIfErrors();
-    const release = releaseOf(options.dynamoVersion ?? DEFAULT_DYNAMO_VERSION);
+    const release = releaseOf(dynamoVersionOf(options));
     this.apiObject = new RenderedApiObject(
       this,
       'Resource',

@@ -11,7 +11,7 @@ import { checkGraphPlanner, checkPlannerBudget, PlannerOptions, renderPlanner } 
 import { Router } from './router';
 import { DgdService } from './service';
 import { prune } from './util';
-import { DEFAULT_DYNAMO_VERSION, DynamoRelease, lookupRelease } from './versions';
+import { DynamoRelease, dynamoVersionOf, lookupRelease } from './versions';
 import { checkExtraArgs, checkServiceName, checkWorker, renderWorker, WorkerOptions, workerShape } from './worker';
 
 /** A model cache as a graph sees it: a claim and a mount path. */
@@ -206,7 +206,7 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
   checkKnownKeys(d, path, o, GRAPH_OPTION_KEYS);
   checkString(d, join(path, 'model'), o.model, true);
   const backendOk = checkBackend(d, join(path, 'backend'), o.backend);
-  const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+  const version = dynamoVersionOf(o);
   const release = lookupRelease(d, join(path, 'dynamoVersion'), version);
   if (backendOk) o.backend._validate(d, join(path, 'backend'), release, version);
   checkString(d, join(path, 'servedModelName'), o.servedModelName);
@@ -383,7 +383,7 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | und
 
 function resolveContext(spec: GraphSpec, release: DynamoRelease): GraphContext {
   const o = spec.options;
-  const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+  const version = dynamoVersionOf(o);
   const router = frontendOf(spec)?.options.router ?? Router.roundRobin();
   const workers = workersOf(spec);
   const blockSizes = workers.map((w) => effectiveBlockSize(o.backend, w.options)).filter((s): s is number => s !== undefined);

@@ -18,7 +18,7 @@ import { ComputeResources, KubeObject, NameRef, nameOf } from './k8s';
 import { checkPlannerBudget, checkPlannerOptions, PlannerOptions } from './planner';
 import { checkResources, renderResources } from './service';
 import { prune } from './util';
-import { DEFAULT_DYNAMO_VERSION, DynamoRelease, lookupRelease, releaseOf } from './versions';
+import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
 import { checkTolerations, Toleration } from './worker';
 
 /** The service level a deployment is sized for. */
@@ -233,7 +233,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
   if (namespace !== undefined) checkDnsLabel(d, 'namespace', namespace);
   checkString(d, 'model', o.model, true);
   const backendOk = checkBackend(d, 'backend', o.backend);
-  const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+  const version = dynamoVersionOf(o);
   const release = lookupRelease(d, 'dynamoVersion', version);
   if (backendOk) o.backend._validate(d, 'backend', release, version);
   checkSla(d, 'sla', o.sla);
@@ -349,7 +349,7 @@ export function renderSlaPlanned(
   o: SlaPlannedDeploymentOptions,
 ): { object: KubeObject; warnings: readonly ValidationWarning[] } {
   const warnings = validate((d) => checkSlaPlanned(d, name, namespace, o));
-  const version = o.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+  const version = dynamoVersionOf(o);
   const release = releaseOf(version);
   const runtimeImage = o.backend._image(release, version);
   const ov = o.deploymentOverrides ?? {};

@@ -80,6 +80,11 @@ export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
 
 const VERSION = /^(\d+)\.(\d+)\.(\d+)(\.post\d+)?$/;
 
+/** The Dynamo version options ask for, with the default applied. */
+export function dynamoVersionOf(o: { readonly dynamoVersion?: string } | undefined): string {
+  return o?.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
+}
+
 /** Looks up the release of `version`, recording an error on `d` if it is not supported. */
 export function lookupRelease(d: Diagnostics, path: string, version: string): DynamoRelease | undefined {
   const m = typeof version === 'string' ? VERSION.exec(version) : null;
