@@ -21,7 +21,7 @@ const project = new typescript.TypeScriptProject({
   eslint: false,
   entrypoint: 'lib/index.js',
   deps: ['yaml@^2.8.0'],
-  peerDeps: ['cdk8s@^2.70.100', 'constructs@^10.8.1', 'cdk8s-plus-28@^2.5.6'],
+  peerDeps: ['cdk8s@^2.70.100', 'constructs@^10.8.1', 'cdk8s-plus-28@^2.5.6', '@pulumi/pulumi@^3.248.0', '@pulumi/kubernetes@^4.34.0'],
   devDeps: [
     '@swc/core@^1.15.0',
     '@swc/jest@^0.2.39',
@@ -60,12 +60,15 @@ project.package.addField('peerDependenciesMeta', {
   'cdk8s': { optional: true },
   'constructs': { optional: true },
   'cdk8s-plus-28': { optional: true },
+  '@pulumi/pulumi': { optional: true },
+  '@pulumi/kubernetes': { optional: true },
 });
 
 // Entry points: core (no engine), and one thin shell per engine.
 project.package.addField('exports', {
   '.': { types: './lib/index.d.ts', default: './lib/index.js' },
   './cdk8s': { types: './lib/cdk8s/index.d.ts', default: './lib/cdk8s/index.js' },
+  './pulumi': { types: './lib/pulumi/index.d.ts', default: './lib/pulumi/index.js' },
   './package.json': './package.json',
 });
 

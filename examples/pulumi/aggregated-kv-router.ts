@@ -1,0 +1,24 @@
+import { AggregatedDeployment, Backend, ModelCache, Router } from 'dynamo-constructs/pulumi';
+
+/** Guide 3, the Pulumi twin of ../aggregated-kv-router.ts. */
+export function aggregatedKvRouter(namespace?: string): AggregatedDeployment {
+  const modelCache = ModelCache.fromClaim('models', { claimName: 'model-cache' });
+
+  return new AggregatedDeployment('nemotron-agg-router', {
+    namespace,
+    model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1',
+    backend: Backend.vllm(),
+    hfTokenSecret: 'hf-token-secret',
+    modelCache,
+    trustRemoteCode: true,
+    frontend: {
+      router: Router.kv({
+        overlapScoreWeight: 1.5,
+        temperature: 0.1,
+        activeDecodeBlocksThreshold: 0.85,
+        activePrefillTokensThreshold: 10000,
+      }),
+    },
+    workers: { replicas: 2, blockSize: 16 },
+  });
+}

@@ -1,0 +1,28 @@
+import * as pulumi from '@pulumi/pulumi';
+import { FrontendOptions } from '../core';
+import { typeToken } from './common';
+import { DynamoGraph } from './graph';
+
+export interface FrontendArgs extends FrontendOptions {
+  /** The graph this frontend belongs to. */
+  readonly graph: DynamoGraph;
+  /**
+   * The service name (key under `spec.services`).
+   * @default - the component name
+   */
+  readonly serviceName?: string;
+}
+
+/** The graph's OpenAI-compatible frontend (`componentType: frontend`). */
+export class Frontend extends pulumi.ComponentResource {
+  /** The service name: the key under `spec.services`. */
+  public readonly serviceName: string;
+
+  constructor(name: string, args: FrontendArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(typeToken('Frontend'), name, {}, { parent: args?.graph, ...opts });
+    const { graph, serviceName, ...options } = args;
+    this.serviceName = serviceName ?? name;
+    graph._addComponent({ kind: 'frontend', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options });
+    this.registerOutputs({ serviceName: this.serviceName });
+  }
+}

@@ -1,0 +1,111 @@
+import * as pulumi from '@pulumi/pulumi';
+import {
+  checkComponent,
+  checkGraphOptions,
+  ComponentSpec,
+  Diagnostics,
+  dynamoVersionOf,
+  GraphOptions,
+  GraphSpec,
+  releaseOf,
+  renderGraph,
+  RenderedGraph,
+} from '../core';
+import { childOptions, registerObject, reportWarnings, StrictArgs, typeToken } from './common';
+
+export interface DynamoGraphArgs extends GraphOptions, StrictArgs {
+  /**
+   * `metadata.name` of the DynamoGraphDeployment.
+   * @default - the component name
+   */
+  readonly name?: string;
+  /**
+   * Namespace of the graph and the objects it creates.
+   * @default - the provider's namespace
+   */
+  readonly namespace?: string;
+}
+
+/** A resource the graph waits for (the model cache claim, a platform release). */
+export interface HasResource {
+  readonly resource?: pulumi.Resource;
+}
+
+/**
+ * One NVIDIA Dynamo graph: a `nvidia.com/v1alpha1` DynamoGraphDeployment
+ * rendered from the components added to it (`Frontend`, `PrefillWorker`,
+ * `DecodeWorker`, `Worker`, `Planner`, each given `graph` in its args).
+ *
+ * Components are collected while the program builds them; the graph renders
+ * (and validates the rules that cross components) once the program has
+ * added them, before the graph object is registered.
+ */
+export class DynamoGraph extends pulumi.ComponentResource {
+  /** `metadata.name` of the DynamoGraphDeployment. */
+  public readonly name: string;
+  public readonly namespace?: string;
+  /** The graph-wide options. */
+  public readonly options: GraphOptions;
+  /** The DynamoGraphDeployment. */
+  public readonly resource: pulumi.CustomResource;
+  /** The rendered graph; rejects with `DynamoValidationError` when the graph is invalid. */
+  public readonly rendered: Promise<RenderedGraph>;
+
+  private readonly components: ComponentSpec[] = [];
+  private readonly componentResources: pulumi.Resource[] = [];
+  private closed = false;
+
+  constructor(name: string, args: DynamoGraphArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(typeToken('DynamoGraph'), name, {}, opts);
+    const { name: objectName, namespace, strict, ...options } = args ?? ({} as DynamoGraphArgs);
+    this.name = objectName ?? name;
+    this.namespace = namespace;
+    this.options = options;
+    const d = new Diagnostics();
+    checkGraphOptions(d, '', options);
+    d.throwIfErrors();
+    const release = releaseOf(dynamoVersionOf(options));
+
+    // Render once the program has added its components (they are built synchronously after the graph).
+    this.rendered = new Promise<RenderedGraph>((resolve, reject) =>
+      setImmediate(() => {
+        this.closed = true;
+        try {
+          const r = renderGraph(this.spec);
+          reportWarnings(this, strict, r.warnings);
+          resolve(r);
+        } catch (e) {
+          reject(e);
+        }
+      }),
+    );
+    const cache = (options.modelCache as HasResource | undefined)?.resource;
+    const object = this.rendered.then((r) => r.graph);
+    // mounted objects are applied before the graph that mounts them
+    const mounted = this.rendered.then((): pulumi.Resource[] => [...(cache ? [cache] : []), ...this.componentResources]);
+    this.resource = registerObject(this.name, object, { apiVersion: release.apiVersion, kind: 'DynamoGraphDeployment' }, childOptions(this, opts, mounted));
+    this.registerOutputs({ name: this.name, namespace: this.namespace });
+  }
+
+  /** The graph as core sees it. */
+  public get spec(): GraphSpec {
+    return { name: this.name, namespace: this.namespace, path: '', options: this.options, components: [...this.components] };
+  }
+
+  /**
+   * Checks a component on its own and adds it to the graph. @internal
+   */
+  public _addComponent(component: ComponentSpec, resources: readonly pulumi.Resource[] = []): void {
+    if (this.closed) {
+      throw new Error(`component ${component.name} was added to graph ${this.name} after it rendered; add components in the same synchronous block that creates the graph`);
+    }
+    const d = new Diagnostics();
+    checkComponent(d, component, this.options.backend);
+    d.throwIfErrors();
+    this.components.push(component);
+    this.componentResources.push(...resources);
+  }
+
+  /** Where each service's options came from, when a deployment built the graph. @internal */
+  public readonly _optionPaths = new Map<string, string>();
+}

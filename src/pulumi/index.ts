@@ -1,0 +1,14 @@
+/**
+ * dynamo-constructs for Pulumi: thin ComponentResources over the
+ * engine-neutral core. The core value classes are re-exported so that one
+ * import is enough.
+ */
+export * from '../core';
+export * from './common';
+export * from './graph';
+export * from './frontend';
+export * from './worker';
+export * from './planner';
+export * from './model-cache';
+export * from './deployment';
+export * from './sla-planned-deployment';

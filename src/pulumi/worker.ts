@@ -1,0 +1,51 @@
+import * as pulumi from '@pulumi/pulumi';
+import { ComponentSpec, engineConfigMapName, WorkerOptions, WorkerRole } from '../core';
+import { childOptions, registerObject, typeToken } from './common';
+import { DynamoGraph } from './graph';
+
+export interface WorkerArgs extends WorkerOptions {
+  /** The graph this worker pool belongs to. */
+  readonly graph: DynamoGraph;
+}
+
+abstract class WorkerBase extends pulumi.ComponentResource {
+  /** The service name: the key under `spec.services`. */
+  public readonly serviceName: string;
+  /** The TensorRT-LLM engine config ConfigMap, when the backend takes one. */
+  public readonly engineConfig?: pulumi.CustomResource;
+
+  protected constructor(className: string, role: WorkerRole, name: string, args: WorkerArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(typeToken(className), name, {}, { parent: args?.graph, ...opts });
+    const { graph, ...options } = args;
+    this.serviceName = options.serviceName ?? name;
+    const component: ComponentSpec = { kind: 'worker', role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
+    if (graph.options.backend._renderer.usesEngineConfigFile) {
+      const configMapName = engineConfigMapName(graph.name, this.serviceName);
+      const object = graph.rendered.then((r) => r.configMaps.find((c) => c.metadata.name === configMapName)!);
+      this.engineConfig = registerObject(`${name}-engine-config`, object, { apiVersion: 'v1', kind: 'ConfigMap' }, childOptions(this, opts));
+    }
+    graph._addComponent(component, this.engineConfig ? [this.engineConfig] : []);
+    this.registerOutputs({ serviceName: this.serviceName });
+  }
+}
+
+/** Prefill workers of a disaggregated graph. */
+export class PrefillWorker extends WorkerBase {
+  constructor(name: string, args: WorkerArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('PrefillWorker', 'prefill', name, args, opts);
+  }
+}
+
+/** Decode workers of a disaggregated graph. */
+export class DecodeWorker extends WorkerBase {
+  constructor(name: string, args: WorkerArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('DecodeWorker', 'decode', name, args, opts);
+  }
+}
+
+/** Aggregated workers: prefill and decode in one engine. */
+export class Worker extends WorkerBase {
+  constructor(name: string, args: WorkerArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('Worker', 'aggregated', name, args, opts);
+  }
+}

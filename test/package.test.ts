@@ -1,0 +1,72 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/**
+ * The packed library, installed into fresh projects: a cdk8s user never needs
+ * Pulumi, a Pulumi user never needs cdk8s, and the core entry needs neither.
+ */
+const root = path.resolve(__dirname, '..');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+let work: string;
+let tarball: string;
+
+function versionOf(pkg: string): string {
+  return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+}
+
+function consumer(name: string, deps: string[]): string {
+  const dir = path.join(work, name);
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, private: true }));
+  execFileSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...deps], { cwd: dir, stdio: 'pipe' });
+  return dir;
+}
+
+/** Runs `code` in `dir` with node; returns its stdout. */
+function node(dir: string, code: string): string {
+  return execFileSync(process.execPath, ['-e', code], { cwd: dir, encoding: 'utf8' }).trim();
+}
+
+beforeAll(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'dynamo-constructs-pack-'));
+  const pkg = path.join(work, 'pkg');
+  fs.mkdirSync(pkg);
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', path.join(pkg, 'lib')], { cwd: root });
+  for (const f of ['package.json', 'README.md', 'LICENSE']) fs.copyFileSync(path.join(root, f), path.join(pkg, f));
+  const out = execFileSync(npm, ['pack', '--silent'], { cwd: pkg, encoding: 'utf8' }).trim().split('\n').pop()!;
+  tarball = path.join(pkg, out);
+}, 120_000);
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+const probe = (entry: string) => `
+  const loaded = () => Object.keys(require.cache);
+  const lib = require(${JSON.stringify(entry)});
+  console.log(JSON.stringify({
+    exports: Object.keys(lib).length,
+    cdk8s: loaded().some((k) => /node_modules[\\\\/](cdk8s|cdk8s-plus-28|constructs)[\\\\/]/.test(k)),
+    pulumi: loaded().some((k) => /node_modules[\\\\/]@pulumi[\\\\/]/.test(k)),
+  }));`;
+
+test('dynamo-constructs/cdk8s works with no Pulumi package installed', () => {
+  const dir = consumer('cdk8s-user', [`cdk8s@${versionOf('cdk8s')}`, `constructs@${versionOf('constructs')}`]);
+  expect(fs.existsSync(path.join(dir, 'node_modules', '@pulumi'))).toBe(false);
+  expect(JSON.parse(node(dir, probe('dynamo-constructs/cdk8s')))).toEqual({ exports: expect.any(Number), cdk8s: true, pulumi: false });
+  expect(node(dir, "try { require('dynamo-constructs/pulumi'); console.log('loaded') } catch (e) { console.log(e.code) }")).toBe('MODULE_NOT_FOUND');
+}, 120_000);
+
+test('dynamo-constructs/pulumi works with no cdk8s package installed', () => {
+  const dir = consumer('pulumi-user', [`@pulumi/pulumi@${versionOf('@pulumi/pulumi')}`, `@pulumi/kubernetes@${versionOf('@pulumi/kubernetes')}`]);
+  expect(fs.existsSync(path.join(dir, 'node_modules', 'cdk8s'))).toBe(false);
+  expect(JSON.parse(node(dir, probe('dynamo-constructs/pulumi')))).toEqual({ exports: expect.any(Number), cdk8s: false, pulumi: true });
+  expect(node(dir, "try { require('dynamo-constructs/cdk8s'); console.log('loaded') } catch (e) { console.log(e.code) }")).toBe('MODULE_NOT_FOUND');
+}, 120_000);
+
+test('the core entry loads neither engine', () => {
+  const dir = consumer('core-user', []);
+  const seen = JSON.parse(node(dir, probe('dynamo-constructs')));
+  expect(seen).toEqual({ exports: expect.any(Number), cdk8s: false, pulumi: false });
+  expect(seen.exports).toBeGreaterThan(20);
+}, 120_000);
