@@ -28,6 +28,8 @@ const project = new typescript.TypeScriptProject({
     'ajv@^8.17.0',
     'kubernetes-models@~4.5.1',
     'tsconfig-paths@^4.2.0',
+    '@kubernetes-models/flux-cd@^4.0.0',
+    '@kubernetes-models/prometheus-operator@^6.0.0',
   ],
   tsconfig: {
     compilerOptions: {

@@ -1,5 +1,6 @@
 import { App } from 'cdk8s';
 import { AggregatedKvRouterChart } from './aggregated-kv-router';
+import { ClusterChart } from './cluster';
 import { DisaggregatedRdmaChart } from './disaggregated-rdma';
 import { PlannedDisaggregatedChart } from './planned-disaggregated';
 import { SglangDisaggregatedChart } from './sglang-disaggregated';
@@ -14,6 +15,7 @@ export const EXAMPLES = {
   'trtllm-disaggregated': TrtllmDisaggregatedChart,
   'sla-planned': SlaPlannedChart,
   'planned-disaggregated': PlannedDisaggregatedChart,
+  'cluster': ClusterChart,
 } as const;
 
 /** Adds every example chart to `app`. */

@@ -1,4 +1,5 @@
 import { aggregatedKvRouter } from './aggregated-kv-router';
+import { cluster } from './cluster';
 import { disaggregatedRdma } from './disaggregated-rdma';
 import { plannedDisaggregated } from './planned-disaggregated';
 import { sglangDisaggregated } from './sglang-disaggregated';
@@ -13,4 +14,5 @@ export const TWINS = {
   'trtllm-disaggregated': trtllmDisaggregated,
   'sla-planned': slaPlanned,
   'planned-disaggregated': plannedDisaggregated,
+  'cluster': cluster,
 } as const;

@@ -11,3 +11,6 @@ export * from './planner';
 export * from './model-cache';
 export * from './deployment';
 export * from './sla-planned-deployment';
+export * from './helm';
+export * from './prometheus-stack';
+export * from './platform';

@@ -11,7 +11,7 @@ import {
   renderModelCachePvc,
   ValidationWarning,
 } from '../core';
-import { namespaceOf } from './api-object';
+import { apiObjectFromCore, namespaceOf } from './api-object';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 
 export interface ModelCacheProps extends ModelCacheOptions, StrictOptions {
@@ -79,8 +79,7 @@ export class ModelCache extends Construct implements IModelCache {
     this.mountPath = options.mountPath ?? DEFAULT_MODEL_CACHE_MOUNT_PATH;
     const rendered = renderModelCachePvc(this.claimName, namespaceOf(this, namespace), options);
     this.warnings = rendered.warnings;
-    const { apiVersion, kind, ...rest } = rendered.object;
-    this.apiObject = new ApiObject(this, 'Resource', { apiVersion, kind, ...rest });
+    this.apiObject = apiObjectFromCore(this, 'Resource', rendered.object);
     reportWarningsOnSynth(this, strict, () => this.warnings);
   }
 

@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { NameRef, renderSlaPlanned, SlaPlannedDeploymentOptions, ValidationWarning } from '../core';
-import { namespaceOf } from './api-object';
+import { apiObjectFromCore, namespaceOf } from './api-object';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 
 export interface SlaPlannedDeploymentProps extends SlaPlannedDeploymentOptions, StrictOptions {
@@ -34,8 +34,7 @@ export class SlaPlannedDeployment extends Construct {
     const { name, namespace, strict, ...options } = props ?? ({} as typeof props);
     const rendered = renderSlaPlanned(name ?? id, namespaceOf(this, namespace), options);
     this.warnings = rendered.warnings;
-    const { apiVersion, kind, ...rest } = rendered.object;
-    this.apiObject = new ApiObject(this, 'Resource', { apiVersion, kind, ...rest });
+    this.apiObject = apiObjectFromCore(this, 'Resource', rendered.object);
     reportWarningsOnSynth(this, strict, () => this.warnings);
   }
 

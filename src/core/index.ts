@@ -14,3 +14,7 @@ export * from './planner';
 export * from './sla-planned';
 export * from './graph';
 export * from './deployment';
+export * from './helm';
+export * from './prometheus-stack';
+export * from './platform';
+export * from './secrets';

@@ -30,6 +30,12 @@ export interface DynamoRelease {
   readonly brokenImages: Readonly<Record<string, string>>;
   /** How vLLM workers are told their disaggregation role. */
   readonly vllmRoleFlags: { readonly prefill: readonly string[]; readonly decode: readonly string[] };
+  /** The dynamo-crds and dynamo-platform Helm charts of the release. */
+  readonly platform: {
+    readonly chartRepo: string;
+    /** NATS config reloader image tag to install (the chart's own default is stale); undefined keeps the chart's. */
+    readonly natsReloaderTag?: string;
+  };
   /** The SLA planner: entry point, where it reads profiling results, its metrics port and defaults. */
   readonly planner: {
     readonly command: readonly string[];
@@ -67,6 +73,7 @@ export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
   '0.8': {
     line: '0.8',
     ...RELEASE_0_8_AND_0_9,
+    platform: { chartRepo: 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo' },
     brokenImages: {
       'vllm-runtime:0.8.1-cuda13': 'fails to launch (known issue in the Dynamo 0.8.1 release notes); use the CUDA 12 image or 0.9.0-cuda13',
     },
@@ -74,6 +81,8 @@ export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
   '0.9': {
     line: '0.9',
     ...RELEASE_0_8_AND_0_9,
+    // guide 1 step 5 installs the 0.9.0 platform with reloader 0.22.3
+    platform: { chartRepo: 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', natsReloaderTag: '0.22.3' },
     brokenImages: {},
   },
 };

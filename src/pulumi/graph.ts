@@ -79,10 +79,12 @@ export class DynamoGraph extends pulumi.ComponentResource {
         }
       }),
     );
-    const cache = (options.modelCache as HasResource | undefined)?.resource;
+    // what the graph mounts or references is applied before it: the cache claim, Secrets created here
+    const referenced = [options.modelCache, options.hfTokenSecret, ...(options.imagePullSecrets ?? [])]
+      .map((r) => (typeof r === 'object' && r !== null ? (r as HasResource).resource : undefined))
+      .filter((r): r is pulumi.Resource => r !== undefined);
     const object = this.rendered.then((r) => r.graph);
-    // mounted objects are applied before the graph that mounts them
-    const mounted = this.rendered.then((): pulumi.Resource[] => [...(cache ? [cache] : []), ...this.componentResources]);
+    const mounted = this.rendered.then((): pulumi.Resource[] => [...referenced, ...this.componentResources]);
     this.resource = registerObject(this.name, object, { apiVersion: release.apiVersion, kind: 'DynamoGraphDeployment' }, childOptions(this, opts, mounted));
     this.registerOutputs({ name: this.name, namespace: this.namespace });
   }

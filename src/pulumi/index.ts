@@ -12,3 +12,8 @@ export * from './planner';
 export * from './model-cache';
 export * from './deployment';
 export * from './sla-planned-deployment';
+export * from './helm';
+export * from './prometheus-stack';
+export * from './platform';
+// the Pulumi classes extend the core references of the same name with creation from secret Outputs
+export { HfTokenSecret, ImagePullSecret, HfTokenSecretArgs, ImagePullSecretArgs, SecretValue } from './secrets';

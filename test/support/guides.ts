@@ -47,3 +47,36 @@ export function fixtureObjects(name: string, substitutions: Record<string, strin
   for (const [k, v] of Object.entries(substitutions)) text = text.split(k).join(v);
   return YAML.parseAllDocuments(text).map((d) => d.toJS());
 }
+
+/**
+ * The values a `helm install ... --set a.b=c --set-json 'x={}'` command in the
+ * guides sets, with Helm's coercion: true/false and null are typed, numbers
+ * that are whole or decimal become numbers, everything else a string.
+ */
+export function helmSetValues(command: string): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const set = (path: string, value: unknown) => {
+    const parts = path.split('.');
+    let at: any = values;
+    for (const p of parts.slice(0, -1)) at = at[p] ??= {};
+    at[parts[parts.length - 1]] = value;
+  };
+  const flag = /--set(-json)? '?([A-Za-z0-9_.-]+)=([^\s']+)'?/g;
+  for (const m of command.matchAll(flag)) {
+    const [, json, path, raw] = m;
+    if (json) set(path, JSON.parse(raw));
+    else if (raw === 'true' || raw === 'false') set(path, raw === 'true');
+    else if (raw === 'null') set(path, null);
+    else if (/^-?\d+(\.\d+)?$/.test(raw)) set(path, Number(raw));
+    else set(path, raw);
+  }
+  return values;
+}
+
+/** The text of the guides' command that starts with `start`, up to the next numbered step. */
+export function guideCommand(guide: string, start: string, end: string): string {
+  const flat = guide.replace(/\s+/g, ' ');
+  const i = flat.indexOf(start);
+  if (i < 0) throw new Error(`command "${start}" not found in ${GUIDES}`);
+  return flat.slice(i, flat.indexOf(end, i));
+}

@@ -1,18 +1,41 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { ConfigMap, PersistentVolumeClaim, Secret } from 'kubernetes-models/v1';
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+import { ConfigMap, Namespace, PersistentVolumeClaim, Secret } from 'kubernetes-models/v1';
 import * as YAML from 'yaml';
 import { crdErrors, isDynamoKind } from './crd';
 
-const CORE_MODELS: Record<string, new (data: any) => { validate(): void }> = {
-  PersistentVolumeClaim,
-  ConfigMap,
-  Secret,
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Namespace': Namespace,
 };
 
-/** Schema violations of one object: Dynamo kinds against the CRDs, core kinds with kubernetes-models. */
+/** Kinds validated by @kubernetes-models packages that ship as ES modules only (run in a node subprocess). */
+const ESM_KINDS = new Set([
+  'helm.toolkit.fluxcd.io/v2/HelmRelease',
+  'source.toolkit.fluxcd.io/v1/HelmRepository',
+  'monitoring.coreos.com/v1/PodMonitor',
+  'monitoring.coreos.com/v1/PrometheusRule',
+]);
+
+/** The errors of each object, validated by the ES-module model packages. */
+export function esmModelErrors(objects: any[]): string[][] {
+  const run = spawnSync(process.execPath, [path.join(__dirname, 'validate-models.mjs')], { input: JSON.stringify(objects), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`model validation failed to run: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+/**
+ * Schema violations of one object: Dynamo kinds against the CRDs, core kinds
+ * with kubernetes-models, Flux and prometheus-operator kinds with their
+ * @kubernetes-models packages.
+ */
 export function manifestErrors(obj: any): string[] {
   if (isDynamoKind(obj)) return crdErrors(obj);
-  const Model = obj?.apiVersion === 'v1' ? CORE_MODELS[obj.kind] : undefined;
+  if (ESM_KINDS.has(`${obj?.apiVersion}/${obj?.kind}`)) return esmModelErrors([obj])[0];
+  const Model = MODELS[`${obj?.apiVersion}/${obj?.kind}`];
   if (!Model) return [`no validator for ${obj?.apiVersion} ${obj?.kind}`];
   try {
     new Model(obj).validate();
@@ -41,6 +64,22 @@ export function holes(value: unknown, path = ''): string[] {
     return entries.flatMap(([k, v]) => holes(v, path ? `${path}.${k}` : k));
   }
   return [];
+}
+
+/**
+ * `holes` for the objects the library renders. Helm values are exempt: there
+ * `{}` and `null` are meaningful (`podMonitorNamespaceSelector: {}` selects
+ * every namespace, `matchLabels: null` deletes a chart default).
+ */
+export function renderedHoles(objects: any[]): string[] {
+  return objects.flatMap((o) => {
+    if (o.kind === 'HelmRelease') {
+      const { values: _values, ...spec } = o.spec;
+      return holes({ ...o, spec }, `${o.kind}/${o.metadata.name}`);
+    }
+    if (o.apiVersion === 'v1' && o.kind === 'Namespace') return [];
+    return holes(o, `${o.kind}/${o.metadata.name}`);
+  });
 }
 
 export function synthChart(build: (chart: Chart) => void, namespace?: string): any[] {

@@ -1,0 +1,37 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel, ValidationWarning } from '../core';
+import { apiObjectsOf, installReleases } from './helm';
+import { reportWarningsOnSynth, StrictOptions } from './warnings';
+
+export interface DynamoPlatformProps extends DynamoPlatformOptions, StrictOptions {}
+
+/**
+ * The Dynamo platform (guide 1 step 5): the `dynamo-crds` and `dynamo-platform`
+ * releases from NGC with the operator image of the release, Grove, the KAI
+ * scheduler, the NATS reloader tag and the Prometheus endpoint the planner queries.
+ */
+export class DynamoPlatform extends Construct {
+  /** The dynamo-platform chart values, as installed. */
+  public readonly values: Record<string, unknown>;
+  public readonly namespace: string;
+  public readonly version: string;
+  public readonly warnings: readonly ValidationWarning[];
+  /** What the install method created (Flux objects, or the rendered charts). */
+  public readonly apiObjects: ApiObject[];
+
+  constructor(scope: Construct, id: string, props: DynamoPlatformProps = {}) {
+    super(scope, id);
+    const { strict, ...options } = props ?? {};
+    const d = new Diagnostics();
+    checkDynamoPlatform(d, options);
+    d.throwIfErrors();
+    this.warnings = d.warnings;
+    const model = dynamoPlatformModel(options);
+    this.values = model.values;
+    this.namespace = model.namespace;
+    this.version = model.version;
+    this.apiObjects = apiObjectsOf(installReleases(this, model.releases, options.install));
+    reportWarningsOnSynth(this, strict, () => this.warnings);
+  }
+}

@@ -1,0 +1,314 @@
+import {
+  checkBoolean,
+  checkDnsLabel,
+  checkInteger,
+  checkKnownKeys,
+  checkOneOf,
+  checkQuantity,
+  checkString,
+  isPlainObject,
+  join,
+  optionKeys,
+} from './checks';
+import { Diagnostics, show } from './errors';
+import { checkHelmInstall, checkHelmValues, HelmInstall, HelmReleaseSpec, mergeValues, setPath } from './helm';
+import { NameRef, nameOf } from './k8s';
+import { IPrometheusEndpoint, prometheusUrl } from './planner';
+import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
+
+/** The bundled etcd, or an external one. */
+export interface PlatformEtcdOptions {
+  /** Install the bundled etcd. @default true (unless `address` is set) */
+  readonly enabled?: boolean;
+  /** Address of an external etcd, e.g. `http://etcd.infra:2379`. @default - the bundled one */
+  readonly address?: string;
+  /** StorageClass of etcd's volume. @default - the cluster default */
+  readonly storageClass?: string;
+  /** Size of etcd's volume. @default '1Gi' (chart) */
+  readonly size?: string;
+  /** etcd replicas (3+ for HA). @default 1 (chart) */
+  readonly replicas?: number;
+}
+
+/** The bundled NATS, or an external one. */
+export interface PlatformNatsOptions {
+  /** Install the bundled NATS. @default true (unless `address` is set) */
+  readonly enabled?: boolean;
+  /** Address of an external NATS, e.g. `nats://nats.infra:4222`. @default - the bundled one */
+  readonly address?: string;
+  /** StorageClass of JetStream's volume. @default - the cluster default */
+  readonly storageClass?: string;
+  /** Size of JetStream's volume. @default '10Gi' (chart) */
+  readonly storageSize?: string;
+}
+
+/** The operator's validating webhook. */
+export interface PlatformWebhookOptions {
+  /** Validate DGDs at admission (rejects bad specs at `kubectl apply`). @default true (chart) */
+  readonly enabled?: boolean;
+  /** What the API server does when the webhook is down. @default 'Fail' (chart) */
+  readonly failurePolicy?: 'Fail' | 'Ignore';
+  /** Let cert-manager issue the webhook certificate. @default false (chart) */
+  readonly certManager?: boolean;
+}
+
+/** Ingress the operator creates for frontends. */
+export interface PlatformIngressOptions {
+  /** @default false (chart) */
+  readonly enabled?: boolean;
+  /** Ingress class, e.g. `nginx`. */
+  readonly className?: string;
+  /** Secret with the TLS certificate. */
+  readonly tlsSecretName?: string;
+  /** Suffix of generated host names. */
+  readonly hostSuffix?: string;
+}
+
+/** The Dynamo platform: CRDs and the operator with NATS, etcd, Grove and KAI scheduler (guide 1 step 5). */
+export interface DynamoPlatformOptions {
+  /**
+   * Dynamo release: chart versions and the operator image tag.
+   * @default '0.9.0'
+   */
+  readonly version?: string;
+  /**
+   * Namespace of the platform release.
+   * @default 'dynamo-system'
+   */
+  readonly namespace?: string;
+  /**
+   * Helm release name of the platform.
+   * @default 'dynamo-platform'
+   */
+  readonly releaseName?: string;
+  /**
+   * Install the `dynamo-crds` chart too (release `dynamo-crds` in `default`);
+   * false on a shared cluster where the CRDs exist.
+   * @default true
+   */
+  readonly crds?: boolean;
+  /**
+   * Enable Grove, which coordinates multinode and gang-scheduled workers.
+   * @default true (guide 1)
+   */
+  readonly grove?: boolean;
+  /**
+   * Enable the KAI scheduler for GPU scheduling.
+   * @default true (guide 1)
+   */
+  readonly kaiScheduler?: boolean;
+  /**
+   * Where the planner queries metrics: a `PrometheusStack` or a URL. The operator
+   * injects it as `PROMETHEUS_ENDPOINT`.
+   * @default - none: planners fall back to their built-in default
+   */
+  readonly prometheus?: string | IPrometheusEndpoint;
+  /**
+   * Secrets for pulling the operator image.
+   * @default - none
+   */
+  readonly imagePullSecrets?: readonly NameRef[];
+  /**
+   * NATS config reloader image tag.
+   * @default - the release's (0.22.3 for 0.9.x, as guide 1 installs)
+   */
+  readonly natsReloaderTag?: string;
+  /** The bundled etcd, or an external one. @default - the bundled one */
+  readonly etcd?: PlatformEtcdOptions;
+  /** The bundled NATS, or an external one. @default - the bundled one */
+  readonly nats?: PlatformNatsOptions;
+  /** The operator's admission webhook. @default - the chart's (enabled, Fail) */
+  readonly webhook?: PlatformWebhookOptions;
+  /**
+   * Restrict the operator to one namespace instead of the whole cluster.
+   * @default - cluster-wide
+   */
+  readonly restrictToNamespace?: string;
+  /** Ingress for frontends. @default - none */
+  readonly ingress?: PlatformIngressOptions;
+  /**
+   * More chart values, deep-merged over the library's (yours win): the escape hatch for
+   * keys not modelled here.
+   * @default - none
+   */
+  readonly values?: Readonly<Record<string, unknown>>;
+  /**
+   * Create the release namespace.
+   * @default true
+   */
+  readonly createNamespace?: boolean;
+  /**
+   * How the releases reach the cluster.
+   * @default HelmInstall.template()
+   */
+  readonly install?: HelmInstall;
+}
+
+const KEYS = optionKeys<DynamoPlatformOptions>()(
+  'version',
+  'namespace',
+  'releaseName',
+  'crds',
+  'grove',
+  'kaiScheduler',
+  'prometheus',
+  'imagePullSecrets',
+  'natsReloaderTag',
+  'etcd',
+  'nats',
+  'webhook',
+  'restrictToNamespace',
+  'ingress',
+  'values',
+  'createNamespace',
+  'install',
+);
+
+export const DYNAMO_CRDS_RELEASE = { releaseName: 'dynamo-crds', namespace: 'default' };
+
+const URL_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^\s/]+(\/\S*)?$/;
+
+function checkAddress(d: Diagnostics, path: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'string' || !URL_FORM.test(value)) d.error(path, `must be a URL such as "nats://nats.infra:4222", got ${show(value)}`, 'value-format');
+}
+
+export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): DynamoRelease | undefined {
+  checkKnownKeys(d, '', o, KEYS);
+  const release = lookupRelease(d, 'version', dynamoVersionOf({ dynamoVersion: o.version }));
+  checkDnsLabel(d, 'namespace', o.namespace);
+  checkDnsLabel(d, 'releaseName', o.releaseName);
+  for (const key of ['crds', 'grove', 'kaiScheduler', 'createNamespace'] as const) checkBoolean(d, key, o[key]);
+  if (o.prometheus !== undefined) {
+    const url = typeof o.prometheus === 'string' ? o.prometheus : (o.prometheus as IPrometheusEndpoint | null)?.queryEndpoint;
+    if (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url)) {
+      d.error('prometheus', `must be a PrometheusStack or an http(s) URL, got ${show(o.prometheus)}`, 'value-format');
+    }
+  }
+  if (o.imagePullSecrets !== undefined) {
+    if (!Array.isArray(o.imagePullSecrets)) d.error('imagePullSecrets', `must be a list of Secret names, got ${show(o.imagePullSecrets)}`, 'value-type');
+    else o.imagePullSecrets.forEach((s, i) => checkDnsLabel(d, join('imagePullSecrets', i), typeof s === 'string' ? s : (s as { name?: unknown } | null)?.name));
+  }
+  checkString(d, 'natsReloaderTag', o.natsReloaderTag);
+  const sub = (key: string, keys: readonly string[]) => {
+    const v = (o as Record<string, unknown>)[key];
+    if (v === undefined) return undefined;
+    if (!isPlainObject(v)) {
+      d.error(key, `must be an object, got ${show(v)}`, 'value-type');
+      return undefined;
+    }
+    checkKnownKeys(d, key, v, keys);
+    return v;
+  };
+  const etcd = sub('etcd', ['enabled', 'address', 'storageClass', 'size', 'replicas']) as PlatformEtcdOptions | undefined;
+  if (etcd) {
+    checkBoolean(d, 'etcd.enabled', etcd.enabled);
+    checkAddress(d, 'etcd.address', etcd.address);
+    checkDnsLabel(d, 'etcd.storageClass', etcd.storageClass);
+    checkQuantity(d, 'etcd.size', etcd.size);
+    checkInteger(d, 'etcd.replicas', etcd.replicas, 1);
+    if (etcd.address !== undefined && etcd.enabled === true) d.error('etcd.enabled', 'is true, but address points at an external etcd; install one or the other', 'option-conflict');
+  }
+  const nats = sub('nats', ['enabled', 'address', 'storageClass', 'storageSize']) as PlatformNatsOptions | undefined;
+  if (nats) {
+    checkBoolean(d, 'nats.enabled', nats.enabled);
+    checkAddress(d, 'nats.address', nats.address);
+    checkDnsLabel(d, 'nats.storageClass', nats.storageClass);
+    checkQuantity(d, 'nats.storageSize', nats.storageSize);
+    if (nats.address !== undefined && nats.enabled === true) d.error('nats.enabled', 'is true, but address points at an external NATS; install one or the other', 'option-conflict');
+  }
+  const webhook = sub('webhook', ['enabled', 'failurePolicy', 'certManager']) as PlatformWebhookOptions | undefined;
+  if (webhook) {
+    checkBoolean(d, 'webhook.enabled', webhook.enabled);
+    checkOneOf(d, 'webhook.failurePolicy', webhook.failurePolicy, ['Fail', 'Ignore']);
+    checkBoolean(d, 'webhook.certManager', webhook.certManager);
+    if (webhook.enabled === false) {
+      d.warn('webhook.enabled', 'is false: the operator no longer rejects invalid graphs at kubectl apply; they fail during reconciliation instead', 'webhook-disabled');
+    }
+  }
+  checkDnsLabel(d, 'restrictToNamespace', o.restrictToNamespace);
+  const ingress = sub('ingress', ['enabled', 'className', 'tlsSecretName', 'hostSuffix']) as PlatformIngressOptions | undefined;
+  if (ingress) {
+    checkBoolean(d, 'ingress.enabled', ingress.enabled);
+    checkString(d, 'ingress.className', ingress.className);
+    checkString(d, 'ingress.tlsSecretName', ingress.tlsSecretName);
+    checkString(d, 'ingress.hostSuffix', ingress.hostSuffix);
+  }
+  checkHelmValues(d, 'values', o.values);
+  checkHelmInstall(d, 'install', o.install);
+  return release;
+}
+
+/** A resolved platform: its releases (CRDs first) and the values of the platform chart. */
+export interface DynamoPlatformModel {
+  readonly version: string;
+  readonly namespace: string;
+  readonly values: Record<string, unknown>;
+  readonly releases: readonly HelmReleaseSpec[];
+}
+
+/** The dynamo-platform chart values (validate first). */
+export function dynamoPlatformValues(o: DynamoPlatformOptions): Record<string, unknown> {
+  const version = dynamoVersionOf({ dynamoVersion: o.version });
+  const release = releaseOf(version);
+  const values: Record<string, unknown> = {};
+  const set = (path: string, value: unknown) => {
+    if (value !== undefined) setPath(values, path, value);
+  };
+  // the 0.9.0 chart defaults to an older operator image; always run the release's own
+  set('dynamo-operator.controllerManager.manager.image.tag', version);
+  set('grove.enabled', o.grove ?? true);
+  set('kai-scheduler.enabled', o.kaiScheduler ?? true);
+  set('nats.reloader.image.tag', o.natsReloaderTag ?? release.platform.natsReloaderTag);
+  if (o.prometheus !== undefined) {
+    const url = prometheusUrl(o.prometheus);
+    // the key guide 1 and Dynamo's install script set, and the one the operator chart documents
+    set('prometheusEndpoint', url);
+    set('dynamo-operator.dynamo.metrics.prometheusEndpoint', url);
+  }
+  if (o.imagePullSecrets && o.imagePullSecrets.length > 0) set('dynamo-operator.imagePullSecrets', o.imagePullSecrets.map((s) => ({ name: nameOf(s) })));
+  const etcd = o.etcd ?? {};
+  set('etcd.enabled', etcd.address !== undefined ? false : etcd.enabled);
+  set('dynamo-operator.etcdAddr', etcd.address);
+  set('etcd.persistence.storageClass', etcd.storageClass);
+  set('etcd.persistence.size', etcd.size);
+  set('etcd.replicaCount', etcd.replicas);
+  const nats = o.nats ?? {};
+  const natsEnabled = nats.address !== undefined ? false : nats.enabled;
+  set('nats.enabled', natsEnabled);
+  set('dynamo-operator.nats.enabled', natsEnabled);
+  set('dynamo-operator.natsAddr', nats.address);
+  set('nats.config.jetstream.fileStore.pvc.storageClassName', nats.storageClass);
+  set('nats.config.jetstream.fileStore.pvc.size', nats.storageSize);
+  set('dynamo-operator.webhook.enabled', o.webhook?.enabled);
+  set('dynamo-operator.webhook.failurePolicy', o.webhook?.failurePolicy);
+  set('dynamo-operator.webhook.certManager.enabled', o.webhook?.certManager);
+  if (o.restrictToNamespace !== undefined) {
+    set('dynamo-operator.namespaceRestriction.enabled', true);
+    set('dynamo-operator.namespaceRestriction.targetNamespace', o.restrictToNamespace);
+  }
+  set('dynamo-operator.dynamo.ingress.enabled', o.ingress?.enabled);
+  set('dynamo-operator.dynamo.ingress.className', o.ingress?.className);
+  set('dynamo-operator.dynamo.ingress.tlsSecretName', o.ingress?.tlsSecretName);
+  set('dynamo-operator.dynamo.ingressHostSuffix', o.ingress?.hostSuffix);
+  return mergeValues(values, o.values as Record<string, unknown> | undefined);
+}
+
+/** Resolves the platform's releases (validate first). */
+export function dynamoPlatformModel(o: DynamoPlatformOptions): DynamoPlatformModel {
+  const version = dynamoVersionOf({ dynamoVersion: o.version });
+  const release = releaseOf(version);
+  const namespace = o.namespace ?? 'dynamo-system';
+  const values = dynamoPlatformValues(o);
+  const chart = (name: string) => ({ repo: release.platform.chartRepo, repoName: 'ngc-ai-dynamo', chart: name, version });
+  const crds: HelmReleaseSpec = { ...DYNAMO_CRDS_RELEASE, chart: chart('dynamo-crds'), values: {}, createNamespace: false };
+  const platform: HelmReleaseSpec = {
+    releaseName: o.releaseName ?? 'dynamo-platform',
+    namespace,
+    chart: chart('dynamo-platform'),
+    values,
+    createNamespace: o.createNamespace ?? true,
+    dependsOn: o.crds === false ? undefined : [DYNAMO_CRDS_RELEASE],
+  };
+  return { version, namespace, values, releases: o.crds === false ? [platform] : [crds, platform] };
+}

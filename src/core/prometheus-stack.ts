@@ -1,0 +1,129 @@
+import { checkBoolean, checkDnsLabel, checkKnownKeys, checkString, isPlainObject, optionKeys } from './checks';
+import { Diagnostics, show } from './errors';
+import { checkHelmInstall, checkHelmValues, HelmInstall, HelmReleaseSpec, mergeValues } from './helm';
+import { IPrometheusEndpoint } from './planner';
+
+/** kube-prometheus-stack, as guide 1 step 4 installs it. */
+export interface PrometheusStackOptions {
+  /**
+   * Namespace of the release.
+   * @default 'monitoring'
+   */
+  readonly namespace?: string;
+  /**
+   * Helm release name; it names the Prometheus service.
+   * @default 'prometheus'
+   */
+  readonly releaseName?: string;
+  /**
+   * Chart version to pin (recommended for production).
+   * @default - unpinned: the repository's latest
+   */
+  readonly chartVersion?: string;
+  /**
+   * More chart values, deep-merged over the library's (yours win).
+   * @default - none
+   */
+  readonly values?: Readonly<Record<string, unknown>>;
+  /**
+   * Create the release namespace.
+   * @default true
+   */
+  readonly createNamespace?: boolean;
+  /**
+   * How the release reaches the cluster.
+   * @default HelmInstall.template()
+   */
+  readonly install?: HelmInstall;
+}
+
+const KEYS = optionKeys<PrometheusStackOptions>()('namespace', 'releaseName', 'chartVersion', 'values', 'createNamespace', 'install');
+
+export const PROMETHEUS_COMMUNITY_REPO = 'https://prometheus-community.github.io/helm-charts';
+
+/**
+ * The three values of guide 1 step 4 without which Prometheus never selects
+ * Dynamo's PodMonitors (so the planner sees no metrics), and the Grafana
+ * sidecar settings that load dashboard ConfigMaps.
+ */
+export function prometheusStackBaseValues(): Record<string, unknown> {
+  return {
+    prometheus: {
+      prometheusSpec: {
+        podMonitorSelectorNilUsesHelmValues: false,
+        podMonitorNamespaceSelector: {},
+        probeNamespaceSelector: { matchLabels: null },
+      },
+    },
+    grafana: {
+      sidecar: {
+        dashboards: { enabled: true, label: GRAFANA_DASHBOARD_LABEL, labelValue: GRAFANA_DASHBOARD_LABEL_VALUE },
+      },
+    },
+  };
+}
+
+/** The label the Grafana sidecar loads dashboard ConfigMaps by. */
+export const GRAFANA_DASHBOARD_LABEL = 'grafana_dashboard';
+export const GRAFANA_DASHBOARD_LABEL_VALUE = '1';
+
+/**
+ * The chart's fullname: the release name, suffixed with `kube-prometheus`
+ * unless it already contains it, cut to 26 characters (as the chart's helpers do).
+ */
+function fullname(releaseName: string, values: Readonly<Record<string, unknown>>): string {
+  const override = values.fullnameOverride;
+  if (typeof override === 'string' && override !== '') return override.slice(0, 26).replace(/-+$/, '');
+  const name = 'kube-prometheus';
+  const full = releaseName.includes(name) ? releaseName : `${releaseName}-${name}`;
+  return full.slice(0, 26).replace(/-+$/, '');
+}
+
+/** A resolved Prometheus stack: its release and where Prometheus answers queries. */
+export interface PrometheusStackModel extends IPrometheusEndpoint {
+  readonly release: HelmReleaseSpec;
+  readonly namespace: string;
+  readonly releaseName: string;
+  readonly values: Record<string, unknown>;
+}
+
+export function checkPrometheusStack(d: Diagnostics, o: PrometheusStackOptions): void {
+  checkKnownKeys(d, '', o, KEYS);
+  checkDnsLabel(d, 'namespace', o.namespace);
+  if (checkString(d, 'releaseName', o.releaseName) && o.releaseName !== undefined) {
+    checkDnsLabel(d, 'releaseName', o.releaseName);
+    if (o.releaseName.length > 53) d.error('releaseName', `is ${o.releaseName.length} characters; Helm release names have at most 53`, 'name-format');
+  }
+  checkString(d, 'chartVersion', o.chartVersion);
+  checkHelmValues(d, 'values', o.values);
+  checkBoolean(d, 'createNamespace', o.createNamespace);
+  checkHelmInstall(d, 'install', o.install);
+  const pm = (o.values as any)?.prometheus?.prometheusSpec;
+  if (isPlainObject(pm) && pm.podMonitorSelectorNilUsesHelmValues === true) {
+    d.warn(
+      'values.prometheus.prometheusSpec.podMonitorSelectorNilUsesHelmValues',
+      `is ${show(pm.podMonitorSelectorNilUsesHelmValues)}: Prometheus then selects only PodMonitors labelled for this release and never scrapes Dynamo's, so the planner sees no metrics (guide 1 step 4)`,
+      'prometheus-podmonitors',
+    );
+  }
+}
+
+/** Resolves a Prometheus stack's release and query endpoint (validate first). */
+export function prometheusStackModel(o: PrometheusStackOptions): PrometheusStackModel {
+  const namespace = o.namespace ?? 'monitoring';
+  const releaseName = o.releaseName ?? 'prometheus';
+  const values = mergeValues(prometheusStackBaseValues(), o.values as Record<string, unknown> | undefined);
+  return {
+    namespace,
+    releaseName,
+    values,
+    queryEndpoint: `http://${fullname(releaseName, values)}-prometheus.${namespace}.svc.cluster.local:9090`,
+    release: {
+      releaseName,
+      namespace,
+      chart: { repo: PROMETHEUS_COMMUNITY_REPO, repoName: 'prometheus-community', chart: 'kube-prometheus-stack', version: o.chartVersion },
+      values,
+      createNamespace: o.createNamespace ?? true,
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
+import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel } from '../core';
+import { reportWarnings, StrictArgs, typeToken } from './common';
+import { registerReleases } from './helm';
+
+export interface DynamoPlatformArgs extends Omit<DynamoPlatformOptions, 'install'>, StrictArgs {}
+
+/**
+ * The Dynamo platform (guide 1 step 5): `dynamo-crds` and `dynamo-platform`
+ * as `kubernetes.helm.v3.Release`s. Pass it in `dependsOn` of the deployments
+ * so that they wait for the operator.
+ */
+export class DynamoPlatform extends pulumi.ComponentResource {
+  public readonly values: Record<string, unknown>;
+  public readonly namespace: string;
+  public readonly version: string;
+  /** The Helm releases (CRDs first). */
+  public readonly releases: k8s.helm.v3.Release[];
+
+  constructor(name: string, args: DynamoPlatformArgs = {}, opts?: pulumi.ComponentResourceOptions) {
+    super(typeToken('DynamoPlatform'), name, {}, opts);
+    const { strict, ...options } = (args ?? {}) as DynamoPlatformArgs & { install?: unknown };
+    const d = new Diagnostics();
+    checkDynamoPlatform(d, options as DynamoPlatformOptions);
+    if (options.install !== undefined) d.error('install', 'is cdk8s only: with Pulumi a release is always a kubernetes.helm.v3.Release', 'option-conflict');
+    d.throwIfErrors();
+    reportWarnings(this, strict, d.warnings);
+    const model = dynamoPlatformModel(options as DynamoPlatformOptions);
+    this.values = model.values;
+    this.namespace = model.namespace;
+    this.version = model.version;
+    this.releases = registerReleases(this, opts, model.releases);
+    this.registerOutputs({ namespace: this.namespace, version: this.version });
+  }
+}

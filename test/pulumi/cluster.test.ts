@@ -1,0 +1,98 @@
+import * as pulumi from '@pulumi/pulumi';
+import {
+  AggregatedDeployment,
+  Backend,
+  DynamoPlatform,
+  DynamoValidationError,
+  HfTokenSecret,
+  ImagePullSecret,
+  PrometheusStack,
+} from '../../src/pulumi';
+import { PulumiRecorder } from '../support/pulumi';
+
+const recorder = new PulumiRecorder();
+beforeAll(() => recorder.install());
+beforeAll(() => jest.spyOn(pulumi.log, 'warn').mockImplementation(() => Promise.resolve()));
+beforeEach(() => recorder.clear());
+
+const RELEASE = 'kubernetes:helm.sh/v3:Release';
+
+describe('releases', () => {
+  test('Prometheus stack and platform as helm.v3.Releases with the values cdk8s uses; the platform after its CRDs', async () => {
+    const prometheus = new PrometheusStack('prometheus');
+    const platform = new DynamoPlatform('platform', { prometheus });
+    await recorder.settle();
+    const order = ['prometheus', 'dynamo-crds', 'dynamo-platform'];
+    const releases = recorder.registrations.filter((r) => r.type === RELEASE).sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+    expect(releases.map((r) => [r.name, r.inputs.name, r.inputs.namespace, r.inputs.chart, r.inputs.repositoryOpts.repo, r.inputs.version, r.inputs.createNamespace])).toEqual([
+      ['prometheus', 'prometheus', 'monitoring', 'kube-prometheus-stack', 'https://prometheus-community.github.io/helm-charts', undefined, true],
+      ['dynamo-crds', 'dynamo-crds', 'default', 'dynamo-crds', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '0.9.0', false],
+      ['dynamo-platform', 'dynamo-platform', 'dynamo-system', 'dynamo-platform', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '0.9.0', true],
+    ]);
+    expect(releases[0].inputs.values).toEqual(prometheus.values);
+    expect(releases[0].inputs.values.prometheus.prometheusSpec.probeNamespaceSelector).toEqual({ matchLabels: null });
+    expect(releases[2].inputs.values).toEqual(platform.values);
+    expect(releases[2].dependencies).toContain(releases[1].urn);
+    const platformComponent = recorder.registrations.find((r) => r.type === 'dynamo-constructs:index:DynamoPlatform')!;
+    expect(releases[1].parent).toBe(platformComponent.urn);
+  });
+
+  test('HelmInstall is a cdk8s choice: passing one to Pulumi is an error, not ignored', () => {
+    expect(() => new PrometheusStack('p', { install: {} } as any)).toThrow(/install: is cdk8s only/);
+  });
+
+  test('workloads wait for the platform when given it in dependsOn', async () => {
+    const platform = new DynamoPlatform('platform');
+    new AggregatedDeployment('agg', { model: 'm', backend: Backend.vllm(), workers: {} }, { dependsOn: [platform] });
+    await recorder.settle();
+    const dgd = recorder.registrations.find((r) => r.type === 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment')!;
+    // depending on a component is depending on every resource in it: both releases
+    for (const release of recorder.registrations.filter((r) => r.type === RELEASE)) expect(dgd.dependencies).toContain(release.urn);
+  });
+});
+
+describe('secrets from secret Outputs', () => {
+  test('an HF token Secret is created from a secret Output, and the graph waits for it', async () => {
+    const token = new HfTokenSecret('hf-token', { namespace: 'serving', token: pulumi.secret('value-from-config') });
+    new AggregatedDeployment('agg', { namespace: 'serving', model: 'm', backend: Backend.vllm(), hfTokenSecret: token, workers: {} });
+    await recorder.settle();
+    const secret = recorder.registrations.find((r) => r.type === 'kubernetes:core/v1:Secret')!;
+    expect(secret.inputs.metadata).toEqual({ name: 'hf-token', namespace: 'serving' });
+    expect(secret.inputs.type).toBe('Opaque');
+    // kept secret in Pulumi's state
+    expect(pulumi.runtime.isRpcSecret(secret.inputs.stringData)).toBe(true);
+    expect(pulumi.runtime.unwrapRpcSecret(secret.inputs.stringData)).toEqual({ HF_TOKEN: 'value-from-config' });
+    const dgd = recorder.registrations.find((r) => r.type === 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment')!;
+    expect(dgd.inputs.spec.services.VllmWorker.envFromSecret).toBe('hf-token');
+    expect(dgd.dependencies).toContain(secret.urn);
+  });
+
+  test('an image pull Secret for nvcr.io from a secret Output', async () => {
+    new ImagePullSecret('nvcr-imagepullsecret', { password: pulumi.secret('ngc-api-key') });
+    await recorder.settle();
+    const secret = recorder.registrations.find((r) => r.type === 'kubernetes:core/v1:Secret')!;
+    expect(secret.inputs.type).toBe('kubernetes.io/dockerconfigjson');
+    expect(pulumi.runtime.isRpcSecret(secret.inputs.stringData)).toBe(true);
+    const config = JSON.parse(pulumi.runtime.unwrapRpcSecret(secret.inputs.stringData)['.dockerconfigjson']);
+    expect(config.auths['nvcr.io']).toEqual({ username: '$oauthtoken', password: 'ngc-api-key', auth: Buffer.from('$oauthtoken:ngc-api-key').toString('base64') });
+  });
+
+  test('a literal token is refused', () => {
+    let e: DynamoValidationError | undefined;
+    try {
+      new HfTokenSecret('leak', { token: 'hf_abcdefghijklmnop' as any });
+    } catch (err) {
+      e = err as DynamoValidationError;
+    }
+    expect(e).toBeInstanceOf(DynamoValidationError);
+    expect(e!.issues[0].message).toMatch(/^must be a Pulumi secret Output .* got a literal string; a token is never written in a program or a manifest$/);
+    expect(e!.message).not.toContain('hf_abcdefghijklmnop');
+  });
+
+  test('fromName references an existing Secret and creates nothing', async () => {
+    expect(HfTokenSecret.fromName('hf-token-secret').name).toBe('hf-token-secret');
+    expect(ImagePullSecret.fromName('nvcr-imagepullsecret').name).toBe('nvcr-imagepullsecret');
+    await recorder.settle();
+    expect(recorder.registrations).toEqual([]);
+  });
+});
