@@ -20,7 +20,7 @@ const project = new typescript.TypeScriptProject({
   pullRequestTemplate: false,
   eslint: false,
   entrypoint: 'lib/index.js',
-  deps: ['yaml@^2.8.0'],
+  deps: ['yaml@^2.8.0', '@grafana/grafana-foundation-sdk@~0.0.21'],
   peerDeps: ['cdk8s@^2.70.100', 'constructs@^10.8.1', 'cdk8s-plus-28@^2.5.6', '@pulumi/pulumi@^3.248.0', '@pulumi/kubernetes@^4.34.0'],
   devDeps: [
     '@swc/core@^1.15.0',
@@ -30,11 +30,15 @@ const project = new typescript.TypeScriptProject({
     'tsconfig-paths@^4.2.0',
     '@kubernetes-models/flux-cd@^4.0.0',
     '@kubernetes-models/prometheus-operator@^6.0.0',
+    '@prometheus-io/lezer-promql@^0.315.0',
   ],
   tsconfig: {
     compilerOptions: {
       lib: ['es2022'],
       target: 'ES2022',
+      // package "exports" (e.g. the Grafana SDK's entry points) need node16 resolution; output stays CommonJS
+      module: 'node16',
+      moduleResolution: javascript.TypeScriptModuleResolution.NODE16,
       skipLibCheck: true,
     },
   },

@@ -23,5 +23,7 @@ export function plannedDisaggregated(namespace?: string): DisaggregatedDeploymen
       loadPredictor: LoadPredictor.kalman({ qLevel: 0.1, qTrend: 0.01, r: 1.0 }),
       prometheusEndpoint: 'http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090',
     },
+    // dashboards and alerts drawn from the planner's SLA, and monitors for this graph
+    observability: { podMonitors: true },
   });
 }

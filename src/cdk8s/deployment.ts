@@ -3,16 +3,20 @@ import { Construct } from 'constructs';
 import {
   aggregatedGraphSpec,
   AggregatedDeploymentOptions,
-  checkGraph,
+  checkDeployment,
   Diagnostics,
   disaggregatedGraphSpec,
   DisaggregatedDeploymentOptions,
   GraphSpec,
+  IObservable,
   NameRef,
+  ObservabilityOptions,
+  ObservedGraph,
   ValidationWarning,
 } from '../core';
 import { namespaceOf } from './api-object';
 import { Frontend } from './frontend';
+import { addObservability } from './observability';
 import { DynamoGraph } from './graph';
 import { Planner } from './planner';
 import { DecodeWorker, PrefillWorker, Worker } from './worker';
@@ -40,9 +44,9 @@ type Services = { frontend?: Frontend; prefill?: PrefillWorker; decode?: DecodeW
  * Validates a whole deployment at once (so every problem is listed together),
  * then builds it from the lower-level constructs: one code path for both APIs.
  */
-function compose(scope: Construct, spec: GraphSpec, strict: boolean | undefined): { graph: DynamoGraph } & Services {
+function compose(scope: Construct, spec: GraphSpec, strict: boolean | undefined, observability: ObservabilityOptions | undefined): { graph: DynamoGraph } & Services {
   const d = new Diagnostics();
-  checkGraph(d, spec);
+  checkDeployment(d, spec, observability);
   d.throwIfErrors();
   const graph = new DynamoGraph(scope, 'Graph', { name: spec.name, namespace: spec.namespace, strict, ...spec.options });
   const out: { graph: DynamoGraph } & Services = { graph };
@@ -54,6 +58,7 @@ function compose(scope: Construct, spec: GraphSpec, strict: boolean | undefined)
     else if (c.role === 'decode') out.decode = new DecodeWorker(graph, c.name, c.options);
     else out.workers = new Worker(graph, c.name, c.options);
   }
+  addObservability(scope, graph, observability);
   return out;
 }
 
@@ -67,7 +72,7 @@ function splitNamed<T extends NamedProps>(scope: Construct, id: string, props: T
  * workers in one DynamoGraphDeployment, with the model cache, fabric and
  * router wired into every service that needs them.
  */
-export class DisaggregatedDeployment extends Construct {
+export class DisaggregatedDeployment extends Construct implements IObservable {
   /** The graph; `graph.apiObject` is the DynamoGraphDeployment. */
   public readonly graph: DynamoGraph;
   public readonly frontend: Frontend;
@@ -79,7 +84,7 @@ export class DisaggregatedDeployment extends Construct {
   constructor(scope: Construct, id: string, props: DisaggregatedDeploymentProps) {
     super(scope, id);
     const p = splitNamed(this, id, props);
-    const built = compose(this, disaggregatedGraphSpec(p.name, p.namespace, p.options as DisaggregatedDeploymentOptions), p.strict);
+    const built = compose(this, disaggregatedGraphSpec(p.name, p.namespace, p.options as DisaggregatedDeploymentOptions), p.strict, props?.observability);
     this.graph = built.graph;
     this.frontend = built.frontend!;
     this.prefill = built.prefill!;
@@ -87,9 +92,14 @@ export class DisaggregatedDeployment extends Construct {
     this.planner = built.planner;
   }
 
-  /** Every object the deployment synthesizes. */
+  /** Every object the deployment synthesizes (with what `observability` adds). */
   public get apiObjects(): ApiObject[] {
-    return this.graph.apiObjects;
+    return [...this.graph.apiObjects, ...this.node.children.filter(ApiObject.isApiObject)];
+  }
+
+  /** @internal */
+  public _observedGraph(): ObservedGraph {
+    return this.graph._observedGraph();
   }
 
   /** Warnings about the deployment (legal but probably wrong). */
@@ -99,7 +109,7 @@ export class DisaggregatedDeployment extends Construct {
 }
 
 /** An aggregated deployment: a frontend and workers that both prefill and decode (guide 3). */
-export class AggregatedDeployment extends Construct {
+export class AggregatedDeployment extends Construct implements IObservable {
   /** The graph; `graph.apiObject` is the DynamoGraphDeployment. */
   public readonly graph: DynamoGraph;
   public readonly frontend: Frontend;
@@ -108,15 +118,20 @@ export class AggregatedDeployment extends Construct {
   constructor(scope: Construct, id: string, props: AggregatedDeploymentProps) {
     super(scope, id);
     const p = splitNamed(this, id, props);
-    const built = compose(this, aggregatedGraphSpec(p.name, p.namespace, p.options as AggregatedDeploymentOptions), p.strict);
+    const built = compose(this, aggregatedGraphSpec(p.name, p.namespace, p.options as AggregatedDeploymentOptions), p.strict, props?.observability);
     this.graph = built.graph;
     this.frontend = built.frontend!;
     this.workers = built.workers!;
   }
 
-  /** Every object the deployment synthesizes. */
+  /** Every object the deployment synthesizes (with what `observability` adds). */
   public get apiObjects(): ApiObject[] {
-    return this.graph.apiObjects;
+    return [...this.graph.apiObjects, ...this.node.children.filter(ApiObject.isApiObject)];
+  }
+
+  /** @internal */
+  public _observedGraph(): ObservedGraph {
+    return this.graph._observedGraph();
   }
 
   /** Warnings about the deployment (legal but probably wrong). */

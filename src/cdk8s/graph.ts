@@ -7,7 +7,10 @@ import {
   Diagnostics,
   GraphOptions,
   GraphSpec,
+  IObservable,
   NameRef,
+  ObservedGraph,
+  observedGraphOf,
   releaseOf,
   renderGraph,
   RenderedGraph,
@@ -34,7 +37,7 @@ export interface DynamoGraphProps extends GraphOptions, StrictOptions {
  * from its child components (`Frontend`, `PrefillWorker`, `DecodeWorker`, `Worker`).
  * The construct id of each child is its service name.
  */
-export class DynamoGraph extends Construct {
+export class DynamoGraph extends Construct implements IObservable {
   /** `metadata.name` of the DynamoGraphDeployment. */
   public readonly name: string;
   /** Namespace of the graph's objects. */
@@ -93,6 +96,11 @@ export class DynamoGraph extends Construct {
       this.renderedCount = this.components.length;
     }
     return this.rendered;
+  }
+
+  /** @internal */
+  public _observedGraph(): ObservedGraph {
+    return observedGraphOf(this.spec);
   }
 
   /** Warnings about the graph (legal but probably wrong). */

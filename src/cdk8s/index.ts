@@ -14,3 +14,4 @@ export * from './sla-planned-deployment';
 export * from './helm';
 export * from './prometheus-stack';
 export * from './platform';
+export * from './observability';

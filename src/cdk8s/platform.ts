@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel, ValidationWarning } from '../core';
+import { apiObjectFromCore } from './api-object';
 import { apiObjectsOf, installReleases } from './helm';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 
@@ -31,7 +32,10 @@ export class DynamoPlatform extends Construct {
     this.values = model.values;
     this.namespace = model.namespace;
     this.version = model.version;
-    this.apiObjects = apiObjectsOf(installReleases(this, model.releases, options.install));
+    this.apiObjects = [
+      ...apiObjectsOf(installReleases(this, model.releases, options.install)),
+      ...model.podMonitors.map((o) => apiObjectFromCore(this, `${o.kind}-${o.metadata.name}`, o)),
+    ];
     reportWarningsOnSynth(this, strict, () => this.warnings);
   }
 }

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { NameRef, renderSlaPlanned, SlaPlannedDeploymentOptions, ValidationWarning } from '../core';
+import { IObservable, NameRef, ObservedGraph, renderSlaPlanned, SlaPlannedDeploymentOptions, slaPlannedObservedGraph, ValidationWarning } from '../core';
 import { apiObjectFromCore, namespaceOf } from './api-object';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 
@@ -23,11 +23,14 @@ export interface SlaPlannedDeploymentProps extends SlaPlannedDeploymentOptions, 
  * SLA (offline with AIConfigurator, or with trial deployments) and generates a
  * disaggregated graph with an SLA planner that scales it within the GPU budget.
  */
-export class SlaPlannedDeployment extends Construct {
+export class SlaPlannedDeployment extends Construct implements IObservable {
   /** The DynamoGraphDeploymentRequest. */
   public readonly apiObject: ApiObject;
   /** Warnings about the request. */
   public readonly warnings: readonly ValidationWarning[];
+  /** What `observability` added: dashboards, alert rules, monitors. */
+  public readonly observability: ApiObject[];
+  private readonly observed: ObservedGraph;
 
   constructor(scope: Construct, id: string, props: SlaPlannedDeploymentProps) {
     super(scope, id);
@@ -35,11 +38,18 @@ export class SlaPlannedDeployment extends Construct {
     const rendered = renderSlaPlanned(name ?? id, namespaceOf(this, namespace), options);
     this.warnings = rendered.warnings;
     this.apiObject = apiObjectFromCore(this, 'Resource', rendered.object);
+    this.observed = slaPlannedObservedGraph(name ?? id, namespaceOf(this, namespace), options);
+    this.observability = rendered.observability.map((o) => apiObjectFromCore(this, `${o.kind}-${o.metadata.name}`, o));
     reportWarningsOnSynth(this, strict, () => this.warnings);
   }
 
   /** Every object this construct creates. */
   public get apiObjects(): ApiObject[] {
-    return [this.apiObject];
+    return [this.apiObject, ...this.observability];
+  }
+
+  /** The graph the request generates, as monitoring sees it. @internal */
+  public _observedGraph(): ObservedGraph {
+    return this.observed;
   }
 }

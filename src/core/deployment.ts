@@ -1,6 +1,9 @@
 import { Backend, WorkerRole } from './backend';
 import { FrontendOptions } from './frontend';
-import { ComponentSpec, GraphOptions, GraphSpec } from './graph';
+import { checkGraph, ComponentSpec, GraphOptions, GraphSpec } from './graph';
+import { Diagnostics } from './errors';
+import { checkObservability, ObservabilityOptions, observedGraphOf } from './observability';
+import { DynamoRelease } from './versions';
 import { PlannerOptions } from './planner';
 import { defaultWorkerServiceName, WorkerOptions } from './worker';
 
@@ -16,6 +19,11 @@ export interface DeploymentOptions extends GraphOptions {
    * @default - one replica, round-robin routing
    */
   readonly frontend?: FrontendOptions;
+  /**
+   * Dashboards, SLA alerts and PodMonitors for this deployment, in one option.
+   * @default - none
+   */
+  readonly observability?: ObservabilityOptions;
 }
 
 /** A disaggregated graph: a frontend, prefill workers and decode workers (guide 2). */
@@ -61,7 +69,7 @@ export function disaggregatedGraphSpec(name: string, namespace: string | undefin
     name,
     namespace,
     path: '',
-    options: graphOptions(o, ['frontend', 'prefill', 'decode', 'planner']),
+    options: graphOptions(o, ['frontend', 'prefill', 'decode', 'planner', 'observability']),
     components: [
       frontend(o),
       worker(o, 'prefill', 'prefill', o?.prefill),
@@ -77,7 +85,17 @@ export function aggregatedGraphSpec(name: string, namespace: string | undefined,
     name,
     namespace,
     path: '',
-    options: graphOptions(o, ['frontend', 'workers']),
+    options: graphOptions(o, ['frontend', 'workers', 'observability']),
     components: [frontend(o), worker(o, 'aggregated', 'workers', o?.workers)],
   };
+}
+
+/**
+ * Checks a whole deployment: the graph, and its observability against the SLA
+ * the graph is planned for. Returns the release when the version is supported.
+ */
+export function checkDeployment(d: Diagnostics, spec: GraphSpec, observability: unknown): DynamoRelease | undefined {
+  const release = checkGraph(d, spec);
+  checkObservability(d, 'observability', observability, observedGraphOf(spec).sla);
+  return release;
 }

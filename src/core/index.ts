@@ -18,3 +18,6 @@ export * from './helm';
 export * from './prometheus-stack';
 export * from './platform';
 export * from './secrets';
+export * from './sla-targets';
+export * from './dashboards';
+export * from './observability';

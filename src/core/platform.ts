@@ -12,7 +12,8 @@ import {
 } from './checks';
 import { Diagnostics, show } from './errors';
 import { checkHelmInstall, checkHelmValues, HelmInstall, HelmReleaseSpec, mergeValues, setPath } from './helm';
-import { NameRef, nameOf } from './k8s';
+import { KubeObject, NameRef, nameOf } from './k8s';
+import { IPrometheusRelease, renderPodMonitors } from './observability';
 import { IPrometheusEndpoint, prometheusUrl } from './planner';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
 
@@ -127,6 +128,12 @@ export interface DynamoPlatformOptions {
   /** Ingress for frontends. @default - none */
   readonly ingress?: PlatformIngressOptions;
   /**
+   * Also emit PodMonitors for every Dynamo frontend, worker and planner in the cluster,
+   * for clusters where the platform chart's own monitors are off.
+   * @default false
+   */
+  readonly podMonitors?: boolean;
+  /**
    * More chart values, deep-merged over the library's (yours win): the escape hatch for
    * keys not modelled here.
    * @default - none
@@ -159,6 +166,7 @@ const KEYS = optionKeys<DynamoPlatformOptions>()(
   'webhook',
   'restrictToNamespace',
   'ingress',
+  'podMonitors',
   'values',
   'createNamespace',
   'install',
@@ -178,7 +186,7 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
   const release = lookupRelease(d, 'version', dynamoVersionOf({ dynamoVersion: o.version }));
   checkDnsLabel(d, 'namespace', o.namespace);
   checkDnsLabel(d, 'releaseName', o.releaseName);
-  for (const key of ['crds', 'grove', 'kaiScheduler', 'createNamespace'] as const) checkBoolean(d, key, o[key]);
+  for (const key of ['crds', 'grove', 'kaiScheduler', 'createNamespace', 'podMonitors'] as const) checkBoolean(d, key, o[key]);
   if (o.prometheus !== undefined) {
     const url = typeof o.prometheus === 'string' ? o.prometheus : (o.prometheus as IPrometheusEndpoint | null)?.queryEndpoint;
     if (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url)) {
@@ -245,6 +253,8 @@ export interface DynamoPlatformModel {
   readonly namespace: string;
   readonly values: Record<string, unknown>;
   readonly releases: readonly HelmReleaseSpec[];
+  /** Cluster-wide PodMonitors, when `podMonitors` is set. */
+  readonly podMonitors: readonly KubeObject[];
 }
 
 /** The dynamo-platform chart values (validate first). */
@@ -310,5 +320,12 @@ export function dynamoPlatformModel(o: DynamoPlatformOptions): DynamoPlatformMod
     createNamespace: o.createNamespace ?? true,
     dependsOn: o.crds === false ? undefined : [DYNAMO_CRDS_RELEASE],
   };
-  return { version, namespace, values, releases: o.crds === false ? [platform] : [crds, platform] };
+  const prometheus = typeof o.prometheus === 'object' && typeof (o.prometheus as Partial<IPrometheusRelease>).releaseName === 'string' ? (o.prometheus as unknown as IPrometheusRelease) : undefined;
+  return {
+    version,
+    namespace,
+    values,
+    releases: o.crds === false ? [platform] : [crds, platform],
+    podMonitors: o.podMonitors ? renderPodMonitors({ namespace }, prometheus) : [],
+  };
 }

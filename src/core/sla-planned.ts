@@ -15,6 +15,7 @@ import {
 import { Diagnostics, show, validate, ValidationWarning } from './errors';
 import { IModelCache } from './graph';
 import { ComputeResources, KubeObject, NameRef, nameOf } from './k8s';
+import { checkObservability, ObservabilityOptions, ObservedGraph, renderObservability } from './observability';
 import { checkPlannerBudget, checkPlannerOptions, PlannerOptions } from './planner';
 import { checkResources, renderResources } from './service';
 import { prune } from './util';
@@ -161,6 +162,11 @@ export interface SlaPlannedDeploymentOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** Annotations of the request object. @default - none */
   readonly annotations?: Readonly<Record<string, string>>;
+  /**
+   * Dashboards, SLA alerts and PodMonitors for the generated graph; thresholds come from `sla`.
+   * @default - none
+   */
+  readonly observability?: ObservabilityOptions;
 }
 
 const SLA_PLANNED_KEYS = optionKeys<SlaPlannedDeploymentOptions>()(
@@ -183,6 +189,7 @@ const SLA_PLANNED_KEYS = optionKeys<SlaPlannedDeploymentOptions>()(
   'tolerations',
   'labels',
   'annotations',
+  'observability',
 );
 
 /** Planner options a request cannot carry, and why. */
@@ -311,6 +318,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
   checkTolerations(d, 'tolerations', o.tolerations);
   checkStringMap(d, 'labels', o.labels);
   checkStringMap(d, 'annotations', o.annotations);
+  if (isPlainObject(o.sla)) checkObservability(d, 'observability', o.observability, { ttftMs: o.sla.ttftMs, itlMs: o.sla.itlMs });
 
   // The budget must hold the smallest disaggregated graph: minEndpoint engines of each role.
   if (release && isPlainObject(o.planner) && d.errors.length === 0) {
@@ -318,6 +326,17 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
     checkPlannerBudget(d, 'planner', o.planner, release, { prefillGpusPerEngine: perEngine, decodeGpusPerEngine: perEngine });
   }
   return release;
+}
+
+/** The graph an SLA request generates, as monitoring sees it (profiler naming: Frontend, Planner). */
+export function slaPlannedObservedGraph(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions): ObservedGraph {
+  return {
+    graphName: o.deploymentOverrides?.name ?? name,
+    namespace: o.deploymentOverrides?.namespace ?? namespace,
+    frontendService: 'Frontend',
+    plannerService: 'Planner',
+    sla: { ttftMs: o.sla.ttftMs, itlMs: o.sla.itlMs },
+  };
 }
 
 /** The `profilingConfig.config` object the profiler reads (camelCase keys, Dynamo 0.8.1 and later). */
@@ -347,7 +366,7 @@ export function renderSlaPlanned(
   name: string,
   namespace: string | undefined,
   o: SlaPlannedDeploymentOptions,
-): { object: KubeObject; warnings: readonly ValidationWarning[] } {
+): { object: KubeObject; observability: KubeObject[]; warnings: readonly ValidationWarning[] } {
   const warnings = validate((d) => checkSlaPlanned(d, name, namespace, o));
   const version = dynamoVersionOf(o);
   const release = releaseOf(version);
@@ -381,5 +400,6 @@ export function renderSlaPlanned(
       },
     },
   });
-  return { object, warnings };
+  const observability = o.observability ? renderObservability(slaPlannedObservedGraph(name, namespace, o), o.observability) : [];
+  return { object, observability, warnings };
 }

@@ -2,14 +2,18 @@ import * as pulumi from '@pulumi/pulumi';
 import {
   aggregatedGraphSpec,
   AggregatedDeploymentOptions,
-  checkGraph,
+  checkDeployment,
   Diagnostics,
   disaggregatedGraphSpec,
   DisaggregatedDeploymentOptions,
   GraphSpec,
+  IObservable,
+  ObservabilityOptions,
+  ObservedGraph,
 } from '../core';
 import { StrictArgs, typeToken } from './common';
 import { Frontend } from './frontend';
+import { registerObservability } from './observability';
 import { DynamoGraph } from './graph';
 import { Planner } from './planner';
 import { DecodeWorker, PrefillWorker, Worker } from './worker';
@@ -36,9 +40,16 @@ type Built = { graph: DynamoGraph; frontend?: Frontend; prefill?: PrefillWorker;
  * Validates the whole deployment before any resource registers, then builds it
  * from the lower-level components (one code path for both APIs).
  */
-function compose(parent: pulumi.ComponentResource, opts: pulumi.ComponentResourceOptions | undefined, componentName: string, spec: GraphSpec, strict: boolean | undefined): Built {
+function compose(
+  parent: pulumi.ComponentResource,
+  opts: pulumi.ComponentResourceOptions | undefined,
+  componentName: string,
+  spec: GraphSpec,
+  strict: boolean | undefined,
+  observability: ObservabilityOptions | undefined,
+): Built {
   const d = new Diagnostics();
-  checkGraph(d, spec);
+  checkDeployment(d, spec, observability);
   d.throwIfErrors();
   // the deployment's own dependsOn reaches the objects it creates
   const graph = new DynamoGraph(componentName, { name: spec.name, namespace: spec.namespace, strict, ...spec.options }, { parent, dependsOn: opts?.dependsOn });
@@ -54,6 +65,7 @@ function compose(parent: pulumi.ComponentResource, opts: pulumi.ComponentResourc
     else if (c.role === 'decode') out.decode = new DecodeWorker(child, { graph, ...c.options, serviceName: c.name }, childOpts);
     else out.workers = new Worker(child, { graph, ...c.options, serviceName: c.name }, childOpts);
   }
+  registerObservability(parent, opts, componentName, graph._observedGraph(), observability);
   return out;
 }
 
@@ -63,7 +75,7 @@ function split<T extends NamedArgs>(name: string, args: T) {
 }
 
 /** A disaggregated deployment (guide 2): frontend, prefill and decode workers, optional SLA planner. */
-export class DisaggregatedDeployment extends pulumi.ComponentResource {
+export class DisaggregatedDeployment extends pulumi.ComponentResource implements IObservable {
   public readonly graph: DynamoGraph;
   public readonly frontend: Frontend;
   public readonly prefill: PrefillWorker;
@@ -73,7 +85,7 @@ export class DisaggregatedDeployment extends pulumi.ComponentResource {
   constructor(name: string, args: DisaggregatedDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
     super(typeToken('DisaggregatedDeployment'), name, {}, opts);
     const a = split(name, args);
-    const built = compose(this, opts, name, disaggregatedGraphSpec(a.name, a.namespace, a.options as DisaggregatedDeploymentOptions), a.strict);
+    const built = compose(this, opts, name, disaggregatedGraphSpec(a.name, a.namespace, a.options as DisaggregatedDeploymentOptions), a.strict, args?.observability);
     this.graph = built.graph;
     this.frontend = built.frontend!;
     this.prefill = built.prefill!;
@@ -81,10 +93,15 @@ export class DisaggregatedDeployment extends pulumi.ComponentResource {
     this.planner = built.planner;
     this.registerOutputs({ name: a.name, namespace: a.namespace });
   }
+
+  /** @internal */
+  public _observedGraph(): ObservedGraph {
+    return this.graph._observedGraph();
+  }
 }
 
 /** An aggregated deployment: a frontend and workers that both prefill and decode (guide 3). */
-export class AggregatedDeployment extends pulumi.ComponentResource {
+export class AggregatedDeployment extends pulumi.ComponentResource implements IObservable {
   public readonly graph: DynamoGraph;
   public readonly frontend: Frontend;
   public readonly workers: Worker;
@@ -92,10 +109,15 @@ export class AggregatedDeployment extends pulumi.ComponentResource {
   constructor(name: string, args: AggregatedDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
     super(typeToken('AggregatedDeployment'), name, {}, opts);
     const a = split(name, args);
-    const built = compose(this, opts, name, aggregatedGraphSpec(a.name, a.namespace, a.options as AggregatedDeploymentOptions), a.strict);
+    const built = compose(this, opts, name, aggregatedGraphSpec(a.name, a.namespace, a.options as AggregatedDeploymentOptions), a.strict, args?.observability);
     this.graph = built.graph;
     this.frontend = built.frontend!;
     this.workers = built.workers!;
     this.registerOutputs({ name: a.name, namespace: a.namespace });
+  }
+
+  /** @internal */
+  public _observedGraph(): ObservedGraph {
+    return this.graph._observedGraph();
   }
 }

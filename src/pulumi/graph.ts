@@ -7,6 +7,9 @@ import {
   dynamoVersionOf,
   GraphOptions,
   GraphSpec,
+  IObservable,
+  ObservedGraph,
+  observedGraphOf,
   releaseOf,
   renderGraph,
   RenderedGraph,
@@ -40,7 +43,7 @@ export interface HasResource {
  * (and validates the rules that cross components) once the program has
  * added them, before the graph object is registered.
  */
-export class DynamoGraph extends pulumi.ComponentResource {
+export class DynamoGraph extends pulumi.ComponentResource implements IObservable {
   /** `metadata.name` of the DynamoGraphDeployment. */
   public readonly name: string;
   public readonly namespace?: string;
@@ -87,6 +90,11 @@ export class DynamoGraph extends pulumi.ComponentResource {
     const mounted = this.rendered.then((): pulumi.Resource[] => [...referenced, ...this.componentResources]);
     this.resource = registerObject(this.name, object, { apiVersion: release.apiVersion, kind: 'DynamoGraphDeployment' }, childOptions(this, opts, mounted));
     this.registerOutputs({ name: this.name, namespace: this.namespace });
+  }
+
+  /** @internal */
+  public _observedGraph(): ObservedGraph {
+    return observedGraphOf(this.spec);
   }
 
   /** The graph as core sees it. */

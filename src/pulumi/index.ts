@@ -15,5 +15,6 @@ export * from './sla-planned-deployment';
 export * from './helm';
 export * from './prometheus-stack';
 export * from './platform';
+export * from './observability';
 // the Pulumi classes extend the core references of the same name with creation from secret Outputs
 export { HfTokenSecret, ImagePullSecret, HfTokenSecretArgs, ImagePullSecretArgs, SecretValue } from './secrets';

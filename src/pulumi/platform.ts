@@ -1,7 +1,7 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel } from '../core';
-import { reportWarnings, StrictArgs, typeToken } from './common';
+import { childOptions, registerObject, reportWarnings, StrictArgs, typeToken } from './common';
 import { registerReleases } from './helm';
 
 export interface DynamoPlatformArgs extends Omit<DynamoPlatformOptions, 'install'>, StrictArgs {}
@@ -31,6 +31,7 @@ export class DynamoPlatform extends pulumi.ComponentResource {
     this.namespace = model.namespace;
     this.version = model.version;
     this.releases = registerReleases(this, opts, model.releases);
+    for (const m of model.podMonitors) registerObject(`${name}-${m.metadata.name}`, m, m, childOptions(this, opts));
     this.registerOutputs({ namespace: this.namespace, version: this.version });
   }
 }

@@ -1,5 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
-import { renderSlaPlanned, SlaPlannedDeploymentOptions } from '../core';
+import { IObservable, ObservedGraph, renderSlaPlanned, SlaPlannedDeploymentOptions, slaPlannedObservedGraph } from '../core';
 import { childOptions, registerObject, reportWarnings, StrictArgs, typeToken } from './common';
 
 export interface SlaPlannedDeploymentArgs extends SlaPlannedDeploymentOptions, StrictArgs {
@@ -16,9 +16,10 @@ export interface SlaPlannedDeploymentArgs extends SlaPlannedDeploymentOptions, S
 }
 
 /** An SLA-planned deployment (guide 1): a DynamoGraphDeploymentRequest. */
-export class SlaPlannedDeployment extends pulumi.ComponentResource {
+export class SlaPlannedDeployment extends pulumi.ComponentResource implements IObservable {
   /** The DynamoGraphDeploymentRequest. */
   public readonly resource: pulumi.CustomResource;
+  private readonly observed: ObservedGraph;
 
   constructor(name: string, args: SlaPlannedDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
     super(typeToken('SlaPlannedDeployment'), name, {}, opts);
@@ -26,6 +27,13 @@ export class SlaPlannedDeployment extends pulumi.ComponentResource {
     const rendered = renderSlaPlanned(objectName ?? name, namespace, options);
     reportWarnings(this, strict, rendered.warnings);
     this.resource = registerObject(name, rendered.object, rendered.object, childOptions(this, opts));
+    this.observed = slaPlannedObservedGraph(objectName ?? name, namespace, options);
+    rendered.observability.forEach((o) => registerObject(`${name}-${o.kind.toLowerCase()}-${o.metadata.name}`, o, o, childOptions(this, opts)));
     this.registerOutputs({ name: objectName ?? name });
+  }
+
+  /** The graph the request generates, as monitoring sees it. @internal */
+  public _observedGraph(): ObservedGraph {
+    return this.observed;
   }
 }

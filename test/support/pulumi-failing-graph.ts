@@ -1,4 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
+import { Backend, DynamoGraph, Frontend, PrefillWorker } from '../../src/pulumi';
 
 // A Pulumi program (under mocks) whose graph breaks a cross-component rule.
 // Prints what the engine saw; exits 1 when the program fails, as `pulumi up` would.
@@ -14,8 +15,7 @@ void pulumi.runtime
     },
     call: (args) => args.inputs,
   })
-  .then(async () => {
-    const { Backend, DynamoGraph, Frontend, PrefillWorker } = await import('../../src/pulumi');
+  .then(() => {
     const graph = new DynamoGraph('lonely', { model: 'm', backend: Backend.vllm() });
     new Frontend('lonely-frontend', { graph, serviceName: 'Frontend' });
     new PrefillWorker('lonely-prefill', { graph, serviceName: 'VllmPrefillWorker' });

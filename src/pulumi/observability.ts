@@ -1,0 +1,104 @@
+import * as pulumi from '@pulumi/pulumi';
+import {
+  checkSlaAlertOptions,
+  Dashboard,
+  Diagnostics,
+  IObservable,
+  IPrometheusRelease,
+  KubeObject,
+  ObservabilityOptions,
+  ObservedGraph,
+  renderDashboardConfigMap,
+  renderObservability,
+  renderPodMonitors,
+  renderSlaAlerts,
+  SlaAlertOptions,
+} from '../core';
+import { checkDnsLabel, checkDnsSubdomain } from '../core/checks';
+import { childOptions, registerObject, typeToken } from './common';
+
+
+export interface GrafanaDashboardArgs {
+  /** The dashboard, e.g. `Dashboards.planner()`. */
+  readonly dashboard: Dashboard;
+  /** @default 'monitoring' */
+  readonly namespace?: string;
+  /** Name of the ConfigMap. @default - the component name */
+  readonly name?: string;
+}
+
+/** A dashboard as a ConfigMap the Grafana sidecar loads. */
+export class GrafanaDashboard extends pulumi.ComponentResource {
+  public readonly resource: pulumi.CustomResource;
+
+  constructor(name: string, args: GrafanaDashboardArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(typeToken('GrafanaDashboard'), name, {}, opts);
+    const configMapName = args?.name ?? name;
+    const namespace = args?.namespace ?? 'monitoring';
+    const d = new Diagnostics();
+    checkDnsSubdomain(d, 'name', configMapName);
+    checkDnsLabel(d, 'namespace', namespace);
+    if (typeof (args?.dashboard as { title?: unknown } | undefined)?.title !== 'string') d.error('dashboard', 'is required: a dashboard model', 'required');
+    d.throwIfErrors();
+    const object = renderDashboardConfigMap(configMapName, namespace, args.dashboard);
+    this.resource = registerObject(name, object, object, childOptions(this, opts));
+    this.registerOutputs({});
+  }
+}
+
+export interface SlaAlertsArgs extends SlaAlertOptions {
+  /** The deployment to alert on: a deployment component, a `DynamoGraph` (add it after its components) or an `SlaPlannedDeployment`. */
+  readonly deployment: IObservable;
+}
+
+/** A PrometheusRule for a deployment's SLA (see the cdk8s `SlaAlerts`). */
+export class SlaAlerts extends pulumi.ComponentResource {
+  public readonly resource: pulumi.CustomResource;
+
+  constructor(name: string, args: SlaAlertsArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(typeToken('SlaAlerts'), name, {}, opts);
+    const { deployment, ...options } = args ?? ({} as SlaAlertsArgs);
+    const d = new Diagnostics();
+    if (typeof (deployment as Partial<IObservable> | undefined)?._observedGraph !== 'function') {
+      d.error('deployment', 'is required: a DisaggregatedDeployment, AggregatedDeployment, DynamoGraph or SlaPlannedDeployment', 'required');
+      d.throwIfErrors();
+    }
+    const graph = deployment._observedGraph();
+    checkSlaAlertOptions(d, '', options, graph.sla);
+    d.throwIfErrors();
+    const object = renderSlaAlerts(graph, options);
+    this.resource = registerObject(name, object, object, childOptions(this, opts));
+    this.registerOutputs({});
+  }
+}
+
+export interface PodMonitorsArgs {
+  /** The deployment whose frontend, workers and planner to scrape. */
+  readonly deployment: IObservable;
+  /** The Prometheus stack that should select them (its release label). @default - release `prometheus` */
+  readonly prometheus?: IPrometheusRelease;
+}
+
+/** PodMonitors for a graph's frontend (`http`), workers (`system`) and planner (`metrics`) ports. */
+export class PodMonitors extends pulumi.ComponentResource {
+  public readonly resources: pulumi.CustomResource[];
+
+  constructor(name: string, args: PodMonitorsArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(typeToken('PodMonitors'), name, {}, opts);
+    const monitors = renderPodMonitors({ graph: args.deployment._observedGraph() }, args.prometheus);
+    this.resources = monitors.map((m) => registerObject(`${name}-${m.metadata.name}`, m, m, childOptions(this, opts)));
+    this.registerOutputs({});
+  }
+}
+
+/** Registers what `observability` adds (validate first). */
+export function registerObservability(
+  parent: pulumi.Resource,
+  opts: pulumi.ResourceOptions | undefined,
+  name: string,
+  graph: ObservedGraph,
+  options: ObservabilityOptions | undefined,
+): pulumi.CustomResource[] {
+  if (options === undefined) return [];
+  return renderObservability(graph, options).map((o: KubeObject) => registerObject(`${name}-${o.kind.toLowerCase()}-${o.metadata.name}`, o, o, childOptions(parent, opts)));
+}
