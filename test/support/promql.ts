@@ -1,6 +1,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { parser } from '@prometheus-io/lezer-promql';
+
+/** The parts of @lezer/common's tree the checks use (the package's types are ES-module only). */
+interface SyntaxNode {
+  readonly name: string;
+  readonly from: number;
+  readonly to: number;
+  readonly type: { readonly isError: boolean };
+  readonly node: { readonly parent: { readonly name: string } | null };
+}
+const { parser } = require('@prometheus-io/lezer-promql') as {
+  parser: { parse(text: string): { iterate(spec: { enter(node: SyntaxNode): void }): void } };
+};
 
 /** Grafana variables as a dashboard would substitute them. */
 const GRAFANA_VARIABLES: Record<string, string> = {
