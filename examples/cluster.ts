@@ -11,13 +11,14 @@ import {
 } from 'dynamo-constructs/cdk8s';
 
 /**
- * Guide 1's whole stack, for GitOps (Flux installs the charts): the workload
- * namespace, kube-prometheus-stack with the values that make Prometheus scrape
- * Dynamo, the Dynamo platform wired to that Prometheus, and an SLA-planned
- * deployment. Secrets are referenced, never written: create `nvcr-imagepullsecret`
- * and `hf-token-secret` out of band (guide 1 step 6).
+ * Guide 1's whole stack for GitOps, in two manifests that Flux applies as two
+ * Kustomizations, the second after the first is ready: the CRDs the workloads
+ * use are installed by the first.
+ *
+ * Infrastructure: the platform namespace, kube-prometheus-stack with the values
+ * that make Prometheus scrape Dynamo, and the Dynamo platform wired to it.
  */
-export class ClusterChart extends Chart {
+export class ClusterInfraChart extends Chart {
   constructor(scope: Construct, id: string, namespace = 'dynamo-system') {
     super(scope, id);
 
@@ -25,31 +26,42 @@ export class ClusterChart extends Chart {
 
     const prometheus = new PrometheusStack(this, 'prometheus', { install: HelmInstall.flux() });
 
-    const platform = new DynamoPlatform(this, 'platform', {
+    new DynamoPlatform(this, 'platform', {
       namespace: ns.name,
       // the namespace object above creates it
       createNamespace: false,
       prometheus,
+      // referenced, never written: create it out of band (guide 1 step 6)
       imagePullSecrets: [ImagePullSecret.fromName('nvcr-imagepullsecret')],
       install: HelmInstall.flux(),
     });
+  }
+}
 
-    const request = new SlaPlannedDeployment(this, 'nemotron-nano-sla', {
-      namespace: ns,
+/**
+ * Workloads: guide 1's SLA-planned deployment in the platform namespace, with
+ * dashboards and SLA alerts drawn from its SLA. The generated graph reads
+ * `hf-token-secret`, which is created out of band too.
+ */
+export class ClusterWorkloadsChart extends Chart {
+  constructor(scope: Construct, id: string, namespace = 'dynamo-system') {
+    super(scope, id, { namespace });
+
+    new SlaPlannedDeployment(this, 'nemotron-nano-sla', {
       model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1',
       backend: Backend.vllm({ cuda: 13 }),
       sla: { isl: 2000, osl: 100, ttftMs: 300, itlMs: 30 },
       aiConfigurator: { system: 'h200_sxm', backendVersion: '0.12.0' },
       planner: { minEndpoint: 1, maxGpuBudget: 4, adjustmentIntervalSeconds: 30 },
       deploymentOverrides: { name: 'vllm-disagg' },
+      observability: {},
     });
-    // applied after the namespace and the platform that serves it
-    request.apiObject.addDependency(ns, platform);
   }
 }
 
 if (require.main === module) {
   const app = new App();
-  new ClusterChart(app, 'cluster');
+  new ClusterInfraChart(app, 'cluster-infra');
+  new ClusterWorkloadsChart(app, 'cluster-workloads');
   app.synth();
 }

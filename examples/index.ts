@@ -1,6 +1,6 @@
 import { App } from 'cdk8s';
 import { AggregatedKvRouterChart } from './aggregated-kv-router';
-import { ClusterChart } from './cluster';
+import { ClusterInfraChart, ClusterWorkloadsChart } from './cluster';
 import { DisaggregatedRdmaChart } from './disaggregated-rdma';
 import { PlannedDisaggregatedChart } from './planned-disaggregated';
 import { SglangDisaggregatedChart } from './sglang-disaggregated';
@@ -15,7 +15,8 @@ export const EXAMPLES = {
   'trtllm-disaggregated': TrtllmDisaggregatedChart,
   'sla-planned': SlaPlannedChart,
   'planned-disaggregated': PlannedDisaggregatedChart,
-  'cluster': ClusterChart,
+  'cluster-infra': ClusterInfraChart,
+  'cluster-workloads': ClusterWorkloadsChart,
 } as const;
 
 /** Adds every example chart to `app`. */

@@ -21,8 +21,8 @@ export class PlannedDisaggregatedChart extends Chart {
       modelCache,
       fabric: Fabric.rdma(),
       frontend: { router: Router.kv({ overlapScoreWeight: 1.5 }) },
-      prefill: { replicas: 1, tensorParallelSize: 2, maxNumSeqs: 4 },
-      decode: { replicas: 1, tensorParallelSize: 4, maxNumSeqs: 512 },
+      prefill: { tensorParallelSize: 2, maxNumSeqs: 4 },
+      decode: { tensorParallelSize: 4, maxNumSeqs: 512 },
       planner: {
         ttftMs: 300,
         itlMs: 30,

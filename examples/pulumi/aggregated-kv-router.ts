@@ -1,7 +1,8 @@
+import * as pulumi from '@pulumi/pulumi';
 import { AggregatedDeployment, Backend, ModelCache, Router } from 'dynamo-constructs/pulumi';
 
 /** Guide 3, the Pulumi twin of ../aggregated-kv-router.ts. */
-export function aggregatedKvRouter(namespace?: string): AggregatedDeployment {
+export function aggregatedKvRouter(namespace?: string, opts?: pulumi.ComponentResourceOptions): AggregatedDeployment {
   const modelCache = ModelCache.fromClaim('models', { claimName: 'model-cache' });
 
   return new AggregatedDeployment('nemotron-agg-router', {
@@ -20,5 +21,5 @@ export function aggregatedKvRouter(namespace?: string): AggregatedDeployment {
       }),
     },
     workers: { replicas: 2, blockSize: 16 },
-  });
+  }, opts);
 }

@@ -1,13 +1,14 @@
 import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
 import { Backend, DynamoPlatform, ImagePullSecret, PrometheusStack, SlaPlannedDeployment } from 'dynamo-constructs/pulumi';
 
-/** Guide 1's whole stack, the Pulumi twin of ../cluster.ts (the charts as helm.v3.Releases). */
-export function cluster(namespace = 'dynamo-system'): SlaPlannedDeployment {
-  const ns = new k8s.core.v1.Namespace(namespace, { metadata: { name: namespace }, spec: {} });
+/** Guide 1's infrastructure, the Pulumi twin of ClusterInfraChart in ../cluster.ts (charts as helm.v3.Releases). */
+export function clusterInfra(namespace = 'dynamo-system', opts?: pulumi.ComponentResourceOptions): DynamoPlatform {
+  const ns = new k8s.core.v1.Namespace(namespace, { metadata: { name: namespace }, spec: {} }, opts);
 
-  const prometheus = new PrometheusStack('prometheus');
+  const prometheus = new PrometheusStack('prometheus', {}, opts);
 
-  const platform = new DynamoPlatform(
+  return new DynamoPlatform(
     'platform',
     {
       namespace,
@@ -15,9 +16,12 @@ export function cluster(namespace = 'dynamo-system'): SlaPlannedDeployment {
       prometheus,
       imagePullSecrets: [ImagePullSecret.fromName('nvcr-imagepullsecret')],
     },
-    { dependsOn: [ns] },
+    { ...opts, dependsOn: [ns] },
   );
+}
 
+/** Guide 1's SLA-planned deployment, the Pulumi twin of ClusterWorkloadsChart; give it the platform in dependsOn. */
+export function clusterWorkloads(namespace = 'dynamo-system', opts?: pulumi.ComponentResourceOptions): SlaPlannedDeployment {
   return new SlaPlannedDeployment(
     'nemotron-nano-sla',
     {
@@ -28,8 +32,8 @@ export function cluster(namespace = 'dynamo-system'): SlaPlannedDeployment {
       aiConfigurator: { system: 'h200_sxm', backendVersion: '0.12.0' },
       planner: { minEndpoint: 1, maxGpuBudget: 4, adjustmentIntervalSeconds: 30 },
       deploymentOverrides: { name: 'vllm-disagg' },
+      observability: {},
     },
-    // applied after the namespace and the platform that serves it
-    { dependsOn: [ns, platform] },
+    opts,
   );
 }

@@ -1,8 +1,9 @@
+import * as pulumi from '@pulumi/pulumi';
 import { Backend, DisaggregatedDeployment, Fabric, ModelCache } from 'dynamo-constructs/pulumi';
 
 /** Guide 2, the Pulumi twin of ../disaggregated-rdma.ts. */
-export function disaggregatedRdma(namespace?: string): DisaggregatedDeployment {
-  const modelCache = new ModelCache('model-cache', { namespace, size: '100Gi' });
+export function disaggregatedRdma(namespace?: string, opts?: pulumi.ComponentResourceOptions): DisaggregatedDeployment {
+  const modelCache = new ModelCache('model-cache', { namespace, size: '100Gi' }, opts);
 
   return new DisaggregatedDeployment('dynamo-disagg', {
     namespace,
@@ -16,5 +17,5 @@ export function disaggregatedRdma(namespace?: string): DisaggregatedDeployment {
     frontend: { podInfoEnv: [] },
     prefill: { serviceName: 'VLLMPrefillWorker', replicas: 2, kvCacheDtype: 'fp8', maxNumSeqs: 1 },
     decode: { serviceName: 'VLLMDecodeWorker', replicas: 2, kvCacheDtype: 'fp8', maxNumSeqs: 1024 },
-  });
+  }, opts);
 }

@@ -1,7 +1,8 @@
+import * as pulumi from '@pulumi/pulumi';
 import { Backend, DisaggregatedDeployment, Fabric, LoadPredictor, ModelCache, Router } from 'dynamo-constructs/pulumi';
 
 /** A disaggregated graph with its own SLA planner, the Pulumi twin of ../planned-disaggregated.ts. */
-export function plannedDisaggregated(namespace?: string): DisaggregatedDeployment {
+export function plannedDisaggregated(namespace?: string, opts?: pulumi.ComponentResourceOptions): DisaggregatedDeployment {
   const modelCache = ModelCache.fromClaim('weights', { claimName: 'model-cache' });
 
   return new DisaggregatedDeployment('llama-70b', {
@@ -12,8 +13,8 @@ export function plannedDisaggregated(namespace?: string): DisaggregatedDeploymen
     modelCache,
     fabric: Fabric.rdma(),
     frontend: { router: Router.kv({ overlapScoreWeight: 1.5 }) },
-    prefill: { replicas: 1, tensorParallelSize: 2, maxNumSeqs: 4 },
-    decode: { replicas: 1, tensorParallelSize: 4, maxNumSeqs: 512 },
+    prefill: { tensorParallelSize: 2, maxNumSeqs: 4 },
+    decode: { tensorParallelSize: 4, maxNumSeqs: 512 },
     planner: {
       ttftMs: 300,
       itlMs: 30,
@@ -25,5 +26,5 @@ export function plannedDisaggregated(namespace?: string): DisaggregatedDeploymen
     },
     // dashboards and alerts drawn from the planner's SLA, and monitors for this graph
     observability: { podMonitors: true },
-  });
+  }, opts);
 }

@@ -1,8 +1,9 @@
+import * as pulumi from '@pulumi/pulumi';
 import { Backend, DisaggregatedDeployment, Fabric, ModelCache, Router } from 'dynamo-constructs/pulumi';
 
 /** SGLang on AWS EFA, the Pulumi twin of ../sglang-disaggregated.ts. */
-export function sglangDisaggregated(namespace?: string): DisaggregatedDeployment {
-  const modelCache = new ModelCache('deepseek-cache', { namespace, size: '200Gi', storageClassName: 'efs-sc' });
+export function sglangDisaggregated(namespace?: string, opts?: pulumi.ComponentResourceOptions): DisaggregatedDeployment {
+  const modelCache = new ModelCache('deepseek-cache', { namespace, size: '200Gi', storageClassName: 'efs-sc' }, opts);
 
   return new DisaggregatedDeployment('deepseek-v2-lite', {
     namespace,
@@ -26,5 +27,5 @@ export function sglangDisaggregated(namespace?: string): DisaggregatedDeployment
       maxModelLen: 32768,
       extraArgs: ['--mem-fraction-static', '0.75'],
     },
-  });
+  }, opts);
 }

@@ -1,7 +1,8 @@
+import * as pulumi from '@pulumi/pulumi';
 import { Backend, SlaPlannedDeployment } from 'dynamo-constructs/pulumi';
 
 /** Guide 1 step 8, the Pulumi twin of ../sla-planned.ts. */
-export function slaPlanned(namespace?: string): SlaPlannedDeployment {
+export function slaPlanned(namespace?: string, opts?: pulumi.ComponentResourceOptions): SlaPlannedDeployment {
   return new SlaPlannedDeployment('nemotron-nano-sla', {
     namespace,
     model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1',
@@ -10,5 +11,5 @@ export function slaPlanned(namespace?: string): SlaPlannedDeployment {
     aiConfigurator: { system: 'h200_sxm', backendVersion: '0.12.0' },
     planner: { minEndpoint: 1, maxGpuBudget: 4, adjustmentIntervalSeconds: 30 },
     deploymentOverrides: { name: 'vllm-disagg' },
-  });
+  }, opts);
 }

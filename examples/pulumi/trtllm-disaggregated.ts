@@ -1,8 +1,9 @@
+import * as pulumi from '@pulumi/pulumi';
 import { Backend, DisaggregatedDeployment, Fabric, ModelCache, Router } from 'dynamo-constructs/pulumi';
 
 /** TensorRT-LLM over RDMA, the Pulumi twin of ../trtllm-disaggregated.ts. */
-export function trtllmDisaggregated(namespace?: string): DisaggregatedDeployment {
-  const modelCache = new ModelCache('qwen-cache', { namespace, size: '200Gi', storageClassName: 'nfs-client' });
+export function trtllmDisaggregated(namespace?: string, opts?: pulumi.ComponentResourceOptions): DisaggregatedDeployment {
+  const modelCache = new ModelCache('qwen-cache', { namespace, size: '200Gi', storageClassName: 'nfs-client' }, opts);
 
   return new DisaggregatedDeployment('qwen3-32b', {
     namespace,
@@ -27,5 +28,5 @@ export function trtllmDisaggregated(namespace?: string): DisaggregatedDeployment
       blockSize: 32,
       engineConfig: { kv_cache_config: { free_gpu_memory_fraction: 0.85 } },
     },
-  });
+  }, opts);
 }

@@ -1,5 +1,5 @@
 import { aggregatedKvRouter } from './aggregated-kv-router';
-import { cluster } from './cluster';
+import { clusterInfra, clusterWorkloads } from './cluster';
 import { disaggregatedRdma } from './disaggregated-rdma';
 import { plannedDisaggregated } from './planned-disaggregated';
 import { sglangDisaggregated } from './sglang-disaggregated';
@@ -14,5 +14,6 @@ export const TWINS = {
   'trtllm-disaggregated': trtllmDisaggregated,
   'sla-planned': slaPlanned,
   'planned-disaggregated': plannedDisaggregated,
-  'cluster': cluster,
+  'cluster-infra': clusterInfra,
+  'cluster-workloads': clusterWorkloads,
 } as const;

@@ -1,6 +1,6 @@
 import { ApiObject, Helm } from 'cdk8s';
 import { Construct } from 'constructs';
-import { HelmInstall, HelmReleaseSpec, namespaceObject, renderFluxObjects } from '../core';
+import { HelmInstall, HelmReleaseSpec, namespaceObject, renderFluxObjects, templateFlags } from '../core';
 import { apiObjectFromCore } from './api-object';
 
 /**
@@ -16,6 +16,7 @@ export function installReleases(scope: Construct, releases: readonly HelmRelease
   }
   const created: Construct[] = [];
   let previous: Construct | undefined;
+  let previousName: string | undefined;
   for (const r of releases) {
     const ns = r.createNamespace ? apiObjectFromCore(scope, `Namespace-${r.namespace}`, namespaceObject(r.namespace)) : undefined;
     const chart = new Helm(scope, `Release-${r.releaseName}`, {
@@ -26,14 +27,15 @@ export function installReleases(scope: Construct, releases: readonly HelmRelease
       namespace: r.namespace,
       values: r.values,
       helmExecutable: how.options.helmExecutable,
-      helmFlags: how.options.helmFlags ? [...how.options.helmFlags] : undefined,
+      helmFlags: templateFlags(r, how.options),
     });
     // the namespace first, and each release after the ones it depends on
     if (ns) chart.node.addDependency(ns);
-    if (previous && r.dependsOn?.length) chart.node.addDependency(previous);
+    if (previous && r.dependsOn?.some((dep) => dep.releaseName === previousName)) chart.node.addDependency(previous);
     if (ns) created.push(ns);
     created.push(chart);
     previous = chart;
+    previousName = r.releaseName;
   }
   return created;
 }

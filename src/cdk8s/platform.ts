@@ -29,6 +29,8 @@ export class DynamoPlatform extends Construct {
     d.throwIfErrors();
     this.warnings = d.warnings;
     const model = dynamoPlatformModel(options);
+    // a stack in the same app is installed first (its PodMonitor API, then the chart's monitors)
+    if (Construct.isConstruct(options.prometheus)) this.node.addDependency(options.prometheus);
     this.values = model.values;
     this.namespace = model.namespace;
     this.version = model.version;

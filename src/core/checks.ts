@@ -152,3 +152,57 @@ export function optionKeys<T>() {
     ...keys: K & (Exclude<keyof T, K[number]> extends never ? unknown : { missing: Exclude<keyof T, K[number]> })
   ): readonly string[] => keys;
 }
+
+/**
+ * A reference to a named object (a Secret, a ConfigMap, a claim): a name, or
+ * an object with a `name` such as a cdk8s-plus `ISecret`. Object names are
+ * DNS-1123 subdomains.
+ */
+export function checkNameRef(d: Diagnostics, path: string, ref: unknown): void {
+  if (ref === undefined) return;
+  const name = typeof ref === 'string' ? ref : typeof ref === 'object' && ref !== null ? (ref as { name?: unknown }).name : undefined;
+  if (typeof name !== 'string') {
+    d.error(path, `must be a name or an object with a name (such as a Secret), got ${show(ref)}`, 'value-type');
+    return;
+  }
+  checkDnsSubdomain(d, path, name);
+}
+
+/** A list of `checkNameRef`s. */
+export function checkNameRefs(d: Diagnostics, path: string, refs: unknown): void {
+  if (refs === undefined) return;
+  if (!Array.isArray(refs)) {
+    d.error(path, `must be a list of names, got ${show(refs)}`, 'value-type');
+    return;
+  }
+  refs.forEach((r, i) => checkNameRef(d, join(path, i), r));
+}
+
+/** Labels or annotations: an object of string values. */
+export function checkStringMap(d: Diagnostics, path: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!isPlainObject(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+    d.error(path, `must be an object of string values, got ${show(value)}`, 'value-type');
+  }
+}
+
+/** A URL with one of `schemes`, e.g. `http://prometheus.monitoring:9090`. */
+export function checkUrl(d: Diagnostics, path: string, value: unknown, schemes: readonly string[], example: string): value is string {
+  if (value === undefined) return true;
+  const m = typeof value === 'string' ? /^([a-z][a-z0-9+.-]*):\/\/[^\s/]+(\/\S*)?$/.exec(value) : null;
+  if (!m || !schemes.includes(m[1])) {
+    d.error(path, `must be a URL (${schemes.join(' or ')}) such as "${example}", got ${show(value)}`, 'value-format');
+    return false;
+  }
+  return true;
+}
+
+/** An object of options; anything else is reported. Returns whether it is one. */
+export function checkObject(d: Diagnostics, path: string, value: unknown, what: string): value is Record<string, unknown> {
+  if (value === undefined) return false;
+  if (!isPlainObject(value)) {
+    d.error(path, `must be ${what}, got ${show(value)}`, 'value-type');
+    return false;
+  }
+  return true;
+}

@@ -27,4 +27,6 @@ export interface GraphContext {
   readonly router: Router;
   /** The KV block size the router announces, derived from the workers when not set. */
   readonly routerBlockSize?: number;
+  /** Whether a planner scales the workers (it then owns their replica counts). */
+  readonly planned: boolean;
 }

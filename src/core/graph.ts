@@ -1,5 +1,5 @@
 import { Backend, checkBackend, KvEventsMode, WorkerRole } from './backend';
-import { checkBoolean, checkDnsLabel, checkKnownKeys, checkOneOf, checkString, isPlainObject, join, optionKeys } from './checks';
+import { checkBoolean, checkDnsLabel, checkKnownKeys, checkNameRef, checkNameRefs, checkOneOf, checkString, checkStringMap, isPlainObject, join, optionKeys } from './checks';
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, envMapToList, POD_INFO_FIELDS, PodInfoField } from './env';
 import { Diagnostics, show, ValidationWarning } from './errors';
@@ -173,23 +173,6 @@ function checkGroveNameLength(d: Diagnostics, graphName: string, c: ComponentSpe
   );
 }
 
-function checkNameRef(d: Diagnostics, path: string, ref: unknown): void {
-  if (ref === undefined) return;
-  const name = typeof ref === 'string' ? ref : isPlainObject(ref) || typeof ref === 'object' ? (ref as { name?: unknown })?.name : undefined;
-  if (typeof name !== 'string') {
-    d.error(path, `must be a name or an object with a name (such as a Secret), got ${show(ref)}`, 'value-type');
-    return;
-  }
-  checkDnsLabel(d, path, name);
-}
-
-function checkStringMap(d: Diagnostics, path: string, value: unknown): void {
-  if (value === undefined) return;
-  if (!isPlainObject(value) || Object.values(value).some((v) => typeof v !== 'string')) {
-    d.error(path, `must be an object of string values, got ${show(value)}`, 'value-type');
-  }
-}
-
 /** Checks a model cache reference as any engine may pass it: a claim name and an absolute mount path. */
 export function checkModelCacheRef(d: Diagnostics, path: string, cache: unknown): void {
   if (cache === undefined) return;
@@ -218,13 +201,7 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
     d.error(join(path, 'image'), `is set, so backend's cuda (${o.backend.options.cuda}) would select nothing; remove one of them`, 'option-conflict');
   }
   checkOneOf(d, join(path, 'imagePullPolicy'), o.imagePullPolicy, IMAGE_PULL_POLICIES);
-  if (o.imagePullSecrets !== undefined) {
-    if (!Array.isArray(o.imagePullSecrets)) {
-      d.error(join(path, 'imagePullSecrets'), `must be a list of Secret names, got ${show(o.imagePullSecrets)}`, 'value-type');
-    } else {
-      o.imagePullSecrets.forEach((s, i) => checkNameRef(d, join(join(path, 'imagePullSecrets'), i), s));
-    }
-  }
+  checkNameRefs(d, join(path, 'imagePullSecrets'), o.imagePullSecrets);
   checkNameRef(d, join(path, 'hfTokenSecret'), o.hfTokenSecret);
   checkModelCacheRef(d, join(path, 'modelCache'), o.modelCache);
   if (o.fabric !== undefined) {
@@ -353,6 +330,15 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | und
     const planner = planners[0];
     const prefill = workers.find((w) => w.role === 'prefill');
     const decode = workers.find((w) => w.role === 'decode');
+    if (planner) {
+      for (const w of workers.filter((x) => x.options.replicas !== undefined)) {
+        d.warn(
+          join(w.path, 'replicas'),
+          `is ${w.options.replicas}, but the planner scales this pool: every apply (GitOps sync, pulumi up) resets it to ${w.options.replicas}, undoing the planner's decision. Leave replicas out; the planner starts from 1`,
+          'planner-replicas',
+        );
+      }
+    }
     if (planner && isPlainObject(planner.options) && prefill && decode && release) {
       checkPlannerBudget(d, planner.path, planner.options, release, {
         prefillGpusPerEngine: workerShape(prefill.options).gpus,
@@ -405,6 +391,7 @@ function resolveContext(spec: GraphSpec, release: DynamoRelease): GraphContext {
     podInfoEnv: o.podInfoEnv ?? POD_INFO_FIELDS,
     router,
     routerBlockSize: router.mode === 'kv' ? (router.options.blockSize ?? blockSizes[0]) : undefined,
+    planned: spec.components.some((c) => c.kind === 'planner'),
   };
 }
 

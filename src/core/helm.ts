@@ -22,8 +22,14 @@ export interface HelmReleaseSpec {
   /** Values as Helm reads them; `{}` and `null` are meaningful here. */
   readonly values: Record<string, unknown>;
   readonly createNamespace: boolean;
-  /** Releases this one is installed after (same install method). */
+  /** Releases this one is installed after (of this construct, or another one's such as a Prometheus stack). */
   readonly dependsOn?: readonly { readonly releaseName: string; readonly namespace: string }[];
+  /**
+   * API versions the chart checks with `.Capabilities.APIVersions` and should find
+   * (e.g. `monitoring.coreos.com/v1`, without which the Dynamo chart skips its
+   * PodMonitors); `helm template` has no cluster to ask.
+   */
+  readonly apiVersions?: readonly string[];
 }
 
 export interface TemplateInstallOptions {
@@ -32,6 +38,12 @@ export interface TemplateInstallOptions {
    * @default 'helm'
    */
   readonly helmExecutable?: string;
+  /**
+   * Render the charts' CRDs too (`--include-crds`); kube-prometheus-stack keeps its
+   * operator CRDs there. Helm hooks (e.g. certificate jobs) become plain objects.
+   * @default true
+   */
+  readonly includeCrds?: boolean;
   /**
    * Extra flags for `helm template`, e.g. `['--kube-version', '1.30']`.
    * @default - none
@@ -52,7 +64,7 @@ export interface FluxInstallOptions {
   readonly interval?: string;
 }
 
-const TEMPLATE_KEYS = optionKeys<TemplateInstallOptions>()('helmExecutable', 'helmFlags');
+const TEMPLATE_KEYS = optionKeys<TemplateInstallOptions>()('helmExecutable', 'includeCrds', 'helmFlags');
 const FLUX_KEYS = optionKeys<FluxInstallOptions>()('namespace', 'interval');
 const DURATION = /^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/;
 
@@ -89,6 +101,7 @@ export class HelmInstall {
     if (this.kind === 'template') {
       checkKnownKeys(d, path, o, TEMPLATE_KEYS);
       checkString(d, join(path, 'helmExecutable'), o.helmExecutable);
+      checkBoolean(d, join(path, 'includeCrds'), o.includeCrds);
       checkStringArray(d, join(path, 'helmFlags'), o.helmFlags);
     } else if (this.kind === 'flux') {
       checkKnownKeys(d, path, o, FLUX_KEYS);
@@ -180,6 +193,15 @@ export function renderFluxObjects(releases: readonly HelmReleaseSpec[], options:
     },
   }));
   return [...repositories.values(), ...helmReleases];
+}
+
+/** The `helm template` flags of a release beyond chart, repo, version and namespace. */
+export function templateFlags(r: HelmReleaseSpec, options: TemplateInstallOptions): string[] {
+  return [
+    ...(options.includeCrds === false ? [] : ['--include-crds']),
+    ...(r.apiVersions ?? []).flatMap((v) => ['--api-versions', v]),
+    ...(options.helmFlags ?? []),
+  ];
 }
 
 /** A Namespace object, for releases rendered with `helm template` into a namespace that may not exist. */

@@ -1,4 +1,4 @@
-import { checkInteger, checkKnownKeys, checkNumber, checkString, isPlainObject, join, optionKeys } from './checks';
+import { checkInteger, checkKnownKeys, checkNumber, checkString, checkUrl, join, optionKeys } from './checks';
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
 import { Diagnostics, show } from './errors';
@@ -95,7 +95,16 @@ export function prometheusUrl(endpoint: string | IPrometheusEndpoint): string {
   return typeof endpoint === 'string' ? endpoint : endpoint.queryEndpoint;
 }
 
-const URL_FORM = /^https?:\/\/[^\s/]+(\/\S*)?$/;
+/** A Prometheus query endpoint: an http(s) URL, or an object with one (a `PrometheusStack`). */
+export function checkPrometheusEndpoint(d: Diagnostics, path: string, endpoint: unknown): void {
+  if (endpoint === undefined) return;
+  const url = typeof endpoint === 'object' && endpoint !== null ? (endpoint as Partial<IPrometheusEndpoint>).queryEndpoint : endpoint;
+  if (typeof url !== 'string') {
+    d.error(path, `must be an http(s) URL or a PrometheusStack, got ${show(endpoint)}`, 'value-type');
+    return;
+  }
+  checkUrl(d, path, url, ['http', 'https'], 'http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090');
+}
 
 /** Checks the options every planner shares. */
 export function checkPlannerOptions(d: Diagnostics, path: string, o: PlannerOptions): void {
@@ -109,12 +118,7 @@ export function checkPlannerOptions(d: Diagnostics, path: string, o: PlannerOpti
   }
   checkNumber(d, join(path, 'ttftMs'), o.ttftMs, { min: 0, exclusiveMin: true });
   checkNumber(d, join(path, 'itlMs'), o.itlMs, { min: 0, exclusiveMin: true });
-  if (o.prometheusEndpoint !== undefined) {
-    const url = typeof o.prometheusEndpoint === 'string' ? o.prometheusEndpoint : isPlainObject(o.prometheusEndpoint) || typeof o.prometheusEndpoint === 'object' ? (o.prometheusEndpoint as IPrometheusEndpoint)?.queryEndpoint : undefined;
-    if (typeof url !== 'string' || !URL_FORM.test(url)) {
-      d.error(join(path, 'prometheusEndpoint'), `must be an http(s) URL or a PrometheusStack, got ${show(o.prometheusEndpoint)}`, 'value-format');
-    }
-  }
+  checkPrometheusEndpoint(d, join(path, 'prometheusEndpoint'), o.prometheusEndpoint);
   checkString(d, join(path, 'profileResultsConfigMap'), o.profileResultsConfigMap);
   checkString(d, join(path, 'image'), o.image);
   checkEnvMap(d, join(path, 'env'), o.env);

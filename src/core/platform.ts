@@ -3,18 +3,19 @@ import {
   checkDnsLabel,
   checkInteger,
   checkKnownKeys,
+  checkNameRefs,
   checkOneOf,
   checkQuantity,
   checkString,
+  checkUrl,
   isPlainObject,
-  join,
   optionKeys,
 } from './checks';
 import { Diagnostics, show } from './errors';
 import { checkHelmInstall, checkHelmValues, HelmInstall, HelmReleaseSpec, mergeValues, setPath } from './helm';
 import { KubeObject, NameRef, nameOf } from './k8s';
 import { IPrometheusRelease, renderPodMonitors } from './observability';
-import { IPrometheusEndpoint, prometheusUrl } from './planner';
+import { checkPrometheusEndpoint, IPrometheusEndpoint, prometheusUrl } from './planner';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
 
 /** The bundled etcd, or an external one. */
@@ -174,12 +175,8 @@ const KEYS = optionKeys<DynamoPlatformOptions>()(
 
 export const DYNAMO_CRDS_RELEASE = { releaseName: 'dynamo-crds', namespace: 'default' };
 
-const URL_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^\s/]+(\/\S*)?$/;
-
-function checkAddress(d: Diagnostics, path: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'string' || !URL_FORM.test(value)) d.error(path, `must be a URL such as "nats://nats.infra:4222", got ${show(value)}`, 'value-format');
-}
+/** The API of PodMonitors and PrometheusRules. */
+export const PROMETHEUS_OPERATOR_API = 'monitoring.coreos.com/v1';
 
 export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): DynamoRelease | undefined {
   checkKnownKeys(d, '', o, KEYS);
@@ -187,16 +184,8 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
   checkDnsLabel(d, 'namespace', o.namespace);
   checkDnsLabel(d, 'releaseName', o.releaseName);
   for (const key of ['crds', 'grove', 'kaiScheduler', 'createNamespace', 'podMonitors'] as const) checkBoolean(d, key, o[key]);
-  if (o.prometheus !== undefined) {
-    const url = typeof o.prometheus === 'string' ? o.prometheus : (o.prometheus as IPrometheusEndpoint | null)?.queryEndpoint;
-    if (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url)) {
-      d.error('prometheus', `must be a PrometheusStack or an http(s) URL, got ${show(o.prometheus)}`, 'value-format');
-    }
-  }
-  if (o.imagePullSecrets !== undefined) {
-    if (!Array.isArray(o.imagePullSecrets)) d.error('imagePullSecrets', `must be a list of Secret names, got ${show(o.imagePullSecrets)}`, 'value-type');
-    else o.imagePullSecrets.forEach((s, i) => checkDnsLabel(d, join('imagePullSecrets', i), typeof s === 'string' ? s : (s as { name?: unknown } | null)?.name));
-  }
+  checkPrometheusEndpoint(d, 'prometheus', o.prometheus);
+  checkNameRefs(d, 'imagePullSecrets', o.imagePullSecrets);
   checkString(d, 'natsReloaderTag', o.natsReloaderTag);
   const sub = (key: string, keys: readonly string[]) => {
     const v = (o as Record<string, unknown>)[key];
@@ -211,7 +200,7 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
   const etcd = sub('etcd', ['enabled', 'address', 'storageClass', 'size', 'replicas']) as PlatformEtcdOptions | undefined;
   if (etcd) {
     checkBoolean(d, 'etcd.enabled', etcd.enabled);
-    checkAddress(d, 'etcd.address', etcd.address);
+    checkUrl(d, 'etcd.address', etcd.address, ['http', 'https'], 'http://etcd.infra:2379');
     checkDnsLabel(d, 'etcd.storageClass', etcd.storageClass);
     checkQuantity(d, 'etcd.size', etcd.size);
     checkInteger(d, 'etcd.replicas', etcd.replicas, 1);
@@ -220,7 +209,7 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
   const nats = sub('nats', ['enabled', 'address', 'storageClass', 'storageSize']) as PlatformNatsOptions | undefined;
   if (nats) {
     checkBoolean(d, 'nats.enabled', nats.enabled);
-    checkAddress(d, 'nats.address', nats.address);
+    checkUrl(d, 'nats.address', nats.address, ['nats', 'tls'], 'nats://nats.infra:4222');
     checkDnsLabel(d, 'nats.storageClass', nats.storageClass);
     checkQuantity(d, 'nats.storageSize', nats.storageSize);
     if (nats.address !== undefined && nats.enabled === true) d.error('nats.enabled', 'is true, but address points at an external NATS; install one or the other', 'option-conflict');
@@ -312,20 +301,26 @@ export function dynamoPlatformModel(o: DynamoPlatformOptions): DynamoPlatformMod
   const values = dynamoPlatformValues(o);
   const chart = (name: string) => ({ repo: release.platform.chartRepo, repoName: 'ngc-ai-dynamo', chart: name, version });
   const crds: HelmReleaseSpec = { ...DYNAMO_CRDS_RELEASE, chart: chart('dynamo-crds'), values: {}, createNamespace: false };
+  // With Prometheus, the chart adds PodMonitors for frontends, workers and planners, but only if the
+  // monitoring API exists when it installs: install after the stack, and tell an offline render it exists.
+  const stack = typeof o.prometheus === 'object' && o.prometheus !== null && typeof (o.prometheus as Partial<IPrometheusRelease>).releaseName === 'string'
+    ? (o.prometheus as unknown as IPrometheusRelease)
+    : undefined;
+  const dependsOn = [...(o.crds === false ? [] : [DYNAMO_CRDS_RELEASE]), ...(stack ? [{ releaseName: stack.releaseName, namespace: stack.namespace }] : [])];
   const platform: HelmReleaseSpec = {
     releaseName: o.releaseName ?? 'dynamo-platform',
     namespace,
     chart: chart('dynamo-platform'),
     values,
     createNamespace: o.createNamespace ?? true,
-    dependsOn: o.crds === false ? undefined : [DYNAMO_CRDS_RELEASE],
+    dependsOn: dependsOn.length > 0 ? dependsOn : undefined,
+    apiVersions: o.prometheus !== undefined ? [PROMETHEUS_OPERATOR_API] : undefined,
   };
-  const prometheus = typeof o.prometheus === 'object' && typeof (o.prometheus as Partial<IPrometheusRelease>).releaseName === 'string' ? (o.prometheus as unknown as IPrometheusRelease) : undefined;
   return {
     version,
     namespace,
     values,
     releases: o.crds === false ? [platform] : [crds, platform],
-    podMonitors: o.podMonitors ? renderPodMonitors({ namespace }, prometheus) : [],
+    podMonitors: o.podMonitors ? renderPodMonitors({ namespace }, stack) : [],
   };
 }

@@ -68,15 +68,22 @@ export const GRAFANA_DASHBOARD_LABEL = 'grafana_dashboard';
 export const GRAFANA_DASHBOARD_LABEL_VALUE = '1';
 
 /**
- * The chart's fullname: the release name, suffixed with `kube-prometheus`
- * unless it already contains it, cut to 26 characters (as the chart's helpers do).
+ * The chart's fullname, as its `_helpers.tpl` computes it: `fullnameOverride`,
+ * else the release name when it contains the chart name (`nameOverride` or
+ * `kube-prometheus-stack`), else `<release>-<chart name>`; cut to 26 characters.
  */
 function fullname(releaseName: string, values: Readonly<Record<string, unknown>>): string {
+  const cut = (s: string) => s.slice(0, 26).replace(/-+$/, '');
   const override = values.fullnameOverride;
-  if (typeof override === 'string' && override !== '') return override.slice(0, 26).replace(/-+$/, '');
-  const name = 'kube-prometheus';
-  const full = releaseName.includes(name) ? releaseName : `${releaseName}-${name}`;
-  return full.slice(0, 26).replace(/-+$/, '');
+  if (typeof override === 'string' && override !== '') return cut(override);
+  const name = typeof values.nameOverride === 'string' && values.nameOverride !== '' ? values.nameOverride : 'kube-prometheus-stack';
+  return cut(releaseName.includes(name) ? releaseName : `${releaseName}-${name}`);
+}
+
+/** The Prometheus service port (`prometheus.service.port`). */
+function servicePort(values: Readonly<Record<string, unknown>>): number {
+  const port = (values.prometheus as { service?: { port?: unknown } } | undefined)?.service?.port;
+  return typeof port === 'number' ? port : 9090;
 }
 
 /** A resolved Prometheus stack: its release and where Prometheus answers queries. */
@@ -117,7 +124,7 @@ export function prometheusStackModel(o: PrometheusStackOptions): PrometheusStack
     namespace,
     releaseName,
     values,
-    queryEndpoint: `http://${fullname(releaseName, values)}-prometheus.${namespace}.svc.cluster.local:9090`,
+    queryEndpoint: `http://${fullname(releaseName, values)}-prometheus.${namespace}.svc.cluster.local:${servicePort(values)}`,
     release: {
       releaseName,
       namespace,

@@ -1,4 +1,4 @@
-import { checkKnownKeys, checkQuantity, isPlainObject, join } from './checks';
+import { checkKnownKeys, checkObject, checkQuantity, isPlainObject, join } from './checks';
 import { GraphContext } from './context';
 import { EnvMap, envMapToList, mergeEnv, PodInfoField, podInfoEnv } from './env';
 import { Diagnostics, show } from './errors';
@@ -32,7 +32,7 @@ const RESOURCE_KEYS = ['cpu', 'memory'];
 const RANGE_KEYS = ['request', 'limit'];
 
 export function checkResources(d: Diagnostics, path: string, r: ComputeResources | undefined): void {
-  if (r === undefined) return;
+  if (!checkObject(d, path, r, 'an object { cpu?: { request?, limit? }, memory?: { request?, limit? } }')) return;
   checkKnownKeys(d, path, r, RESOURCE_KEYS);
   for (const key of ['cpu', 'memory'] as const) {
     const v = r[key] as unknown;
@@ -52,8 +52,9 @@ export function renderResources(r: ComputeResources | undefined): { requests: Re
   const requests: Record<string, string> = {};
   const limits: Record<string, string> = {};
   for (const key of ['cpu', 'memory'] as const) {
-    if (r?.[key]?.request !== undefined) requests[key] = r[key]!.request!;
-    if (r?.[key]?.limit !== undefined) limits[key] = r[key]!.limit!;
+    const v = isPlainObject(r) && isPlainObject(r[key]) ? (r[key] as { request?: string; limit?: string }) : undefined;
+    if (v?.request !== undefined) requests[key] = v.request;
+    if (v?.limit !== undefined) limits[key] = v.limit;
   }
   return { requests, limits };
 }

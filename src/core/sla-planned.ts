@@ -8,6 +8,9 @@ import {
   checkKnownKeys,
   checkNumber,
   checkString,
+  checkNameRef,
+  checkObject,
+  checkStringMap,
   isPlainObject,
   join,
   optionKeys,
@@ -220,19 +223,6 @@ export function checkSla(d: Diagnostics, path: string, sla: unknown): sla is Sla
   return true;
 }
 
-function checkStringMap(d: Diagnostics, path: string, value: unknown): void {
-  if (value === undefined) return;
-  if (!isPlainObject(value) || Object.values(value).some((v) => typeof v !== 'string')) {
-    d.error(path, `must be an object of string values, got ${show(value)}`, 'value-type');
-  }
-}
-
-function checkNameRef(d: Diagnostics, path: string, ref: unknown): void {
-  if (ref === undefined) return;
-  const name = typeof ref === 'string' ? ref : (ref as { name?: unknown } | null)?.name;
-  checkDnsSubdomain(d, path, typeof name === 'string' ? name : ref);
-}
-
 /** Checks every option of an SLA-planned deployment; returns the release when supported. */
 export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions): DynamoRelease | undefined {
   checkKnownKeys(d, '', o, SLA_PLANNED_KEYS);
@@ -287,7 +277,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
     }
   }
 
-  const hw = o.hardware;
+  const hw = checkObject(d, 'hardware', o.hardware, 'an object { minGpusPerEngine?, maxGpusPerEngine?, gpusPerNode? }') ? (o.hardware as ProfilingHardware) : undefined;
   if (hw !== undefined) {
     checkKnownKeys(d, 'hardware', hw, HARDWARE_KEYS);
     const minOk = checkInteger(d, 'hardware.minGpusPerEngine', hw.minGpusPerEngine, 1);
@@ -322,7 +312,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
 
   // The budget must hold the smallest disaggregated graph: minEndpoint engines of each role.
   if (release && isPlainObject(o.planner) && d.errors.length === 0) {
-    const perEngine = hw?.minGpusPerEngine ?? 1;
+    const perEngine = isPlainObject(o.hardware) ? ((o.hardware as ProfilingHardware).minGpusPerEngine ?? 1) : 1;
     checkPlannerBudget(d, 'planner', o.planner, release, { prefillGpusPerEngine: perEngine, decodeGpusPerEngine: perEngine });
   }
   return release;
@@ -345,8 +335,8 @@ function profilerConfig(o: SlaPlannedDeploymentOptions): Record<string, unknown>
   const planner = o.planner;
   return {
     sla: { isl: o.sla.isl, osl: o.sla.osl, ttft: o.sla.ttftMs, itl: o.sla.itlMs },
-    hardware: o.hardware
-      ? { minNumGpusPerEngine: o.hardware.minGpusPerEngine, maxNumGpusPerEngine: o.hardware.maxGpusPerEngine, numGpusPerNode: o.hardware.gpusPerNode }
+    hardware: isPlainObject(o.hardware)
+      ? { minNumGpusPerEngine: o.hardware!.minGpusPerEngine, maxNumGpusPerEngine: o.hardware!.maxGpusPerEngine, numGpusPerNode: o.hardware!.gpusPerNode }
       : undefined,
     deployment: o.modelCache ? { modelCache: { pvcName: o.modelCache.claimName, mountPath: o.modelCache.mountPath } } : undefined,
     sweep: aic ? { useAiConfigurator: true, aicSystem: aic.system, aicHfId: aic.hfId ?? o.model, aicBackendVersion: aic.backendVersion } : undefined,

@@ -348,7 +348,8 @@ export function renderWorker(ctx: GraphContext, serviceName: string, role: Worke
     envFromSecret: ctx.hfTokenSecret,
     componentType: 'worker',
     subComponentType: role === 'aggregated' ? undefined : role,
-    replicas: o.replicas ?? 1,
+    // a planner owns the replica counts: rendering one would reset its scaling on every apply
+    replicas: o.replicas ?? (ctx.planned ? undefined : 1),
     resources: { requests: resources.requests, limits: { gpu: String(shape.gpusPerPod), ...resources.limits } },
     sharedMemory: o.sharedMemory === false ? { disabled: true } : { size: o.sharedMemory ?? r.sharedMemory },
     multinode: shape.nodeCount !== undefined ? { nodeCount: shape.nodeCount } : undefined,

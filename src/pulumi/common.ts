@@ -1,6 +1,6 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { DynamoValidationError, KubeObject, ValidationWarning } from '../core';
+import { Diagnostics, DynamoValidationError, KubeObject, ValidationWarning } from '../core';
 
 /** The type token of a component: `dynamo-constructs:index:<ClassName>`. */
 export function typeToken(className: string): string {
@@ -66,4 +66,11 @@ export function childOptions(
 ): pulumi.CustomResourceOptions {
   const deps = Promise.all([dependsOnOf(opts), more]).then(([inherited, own]) => [...inherited, ...own]);
   return { parent, dependsOn: deps as pulumi.Input<pulumi.Input<pulumi.Resource>[]> };
+}
+
+/** `install` chooses how cdk8s ships a chart; with Pulumi a chart is always a helm.v3.Release. */
+export function rejectInstall(d: Diagnostics, args: object): void {
+  if ((args as { install?: unknown }).install !== undefined) {
+    d.error('install', 'is cdk8s only: with Pulumi a release is always a kubernetes.helm.v3.Release', 'option-conflict');
+  }
 }

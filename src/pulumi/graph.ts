@@ -88,7 +88,7 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
       .filter((r): r is pulumi.Resource => r !== undefined);
     const object = this.rendered.then((r) => r.graph);
     const mounted = this.rendered.then((): pulumi.Resource[] => [...referenced, ...this.componentResources]);
-    this.resource = registerObject(this.name, object, { apiVersion: release.apiVersion, kind: 'DynamoGraphDeployment' }, childOptions(this, opts, mounted));
+    this.resource = registerObject(name, object, { apiVersion: release.apiVersion, kind: 'DynamoGraphDeployment' }, childOptions(this, opts, mounted));
     this.registerOutputs({ name: this.name, namespace: this.namespace });
   }
 
@@ -102,16 +102,19 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
     return { name: this.name, namespace: this.namespace, path: '', options: this.options, components: [...this.components] };
   }
 
-  /**
-   * Checks a component on its own and adds it to the graph. @internal
-   */
-  public _addComponent(component: ComponentSpec, resources: readonly pulumi.Resource[] = []): void {
+  /** Checks a component on its own; throws `DynamoValidationError`. @internal */
+  public _checkComponent(component: ComponentSpec): void {
     if (this.closed) {
       throw new Error(`component ${component.name} was added to graph ${this.name} after it rendered; add components in the same synchronous block that creates the graph`);
     }
     const d = new Diagnostics();
     checkComponent(d, component, this.options.backend);
     d.throwIfErrors();
+  }
+
+  /** Checks a component on its own and adds it to the graph. @internal */
+  public _addComponent(component: ComponentSpec, resources: readonly pulumi.Resource[] = []): void {
+    this._checkComponent(component);
     this.components.push(component);
     this.componentResources.push(...resources);
   }

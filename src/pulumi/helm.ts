@@ -10,16 +10,19 @@ import { childOptions } from './common';
  */
 export function registerReleases(
   parent: pulumi.Resource,
+  componentName: string,
   opts: pulumi.ResourceOptions | undefined,
   releases: readonly HelmReleaseSpec[],
+  external: ReadonlyMap<string, pulumi.Resource> = new Map(),
 ): k8s.helm.v3.Release[] {
-  const byName = new Map<string, k8s.helm.v3.Release>();
+  const byName = new Map<string, pulumi.Resource>(external);
+  const created: k8s.helm.v3.Release[] = [];
   for (const r of releases) {
     const after = (r.dependsOn ?? []).flatMap((dep) => (byName.has(dep.releaseName) ? [byName.get(dep.releaseName)!] : []));
-    byName.set(
-      r.releaseName,
-      new k8s.helm.v3.Release(
-        r.releaseName,
+    // Pulumi names are unique per stack: derive them from the component's name
+    const resourceName = componentName === r.releaseName ? componentName : `${componentName}-${r.releaseName}`;
+    const release = new k8s.helm.v3.Release(
+        resourceName,
         {
           name: r.releaseName,
           namespace: r.namespace,
@@ -30,8 +33,9 @@ export function registerReleases(
           values: r.values,
         },
         childOptions(parent, opts, after),
-      ),
     );
+    byName.set(r.releaseName, release);
+    created.push(release);
   }
-  return [...byName.values()];
+  return created;
 }

@@ -1,7 +1,7 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel } from '../core';
-import { childOptions, registerObject, reportWarnings, StrictArgs, typeToken } from './common';
+import { childOptions, registerObject, rejectInstall, reportWarnings, StrictArgs, typeToken } from './common';
 import { registerReleases } from './helm';
 
 export interface DynamoPlatformArgs extends Omit<DynamoPlatformOptions, 'install'>, StrictArgs {}
@@ -23,14 +23,15 @@ export class DynamoPlatform extends pulumi.ComponentResource {
     const { strict, ...options } = (args ?? {}) as DynamoPlatformArgs & { install?: unknown };
     const d = new Diagnostics();
     checkDynamoPlatform(d, options as DynamoPlatformOptions);
-    if (options.install !== undefined) d.error('install', 'is cdk8s only: with Pulumi a release is always a kubernetes.helm.v3.Release', 'option-conflict');
+    rejectInstall(d, options);
     d.throwIfErrors();
     reportWarnings(this, strict, d.warnings);
     const model = dynamoPlatformModel(options as DynamoPlatformOptions);
     this.values = model.values;
     this.namespace = model.namespace;
     this.version = model.version;
-    this.releases = registerReleases(this, opts, model.releases);
+    const stackReleases = (options.prometheus as { _releases?: ReadonlyMap<string, pulumi.Resource> } | undefined)?._releases;
+    this.releases = registerReleases(this, name, opts, model.releases, stackReleases);
     for (const m of model.podMonitors) registerObject(`${name}-${m.metadata.name}`, m, m, childOptions(this, opts));
     this.registerOutputs({ namespace: this.namespace, version: this.version });
   }

@@ -19,6 +19,8 @@ abstract class WorkerBase extends pulumi.ComponentResource {
     const { graph, ...options } = args;
     this.serviceName = options.serviceName ?? name;
     const component: ComponentSpec = { kind: 'worker', role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
+    // validated before anything registers
+    graph._checkComponent(component);
     if (graph.options.backend._renderer.usesEngineConfigFile) {
       const configMapName = engineConfigMapName(graph.name, this.serviceName);
       const object = graph.rendered.then((r) => r.configMaps.find((c) => c.metadata.name === configMapName)!);

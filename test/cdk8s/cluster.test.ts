@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import * as YAML from 'yaml';
-import { ClusterChart } from '../../examples/cluster';
+import { ClusterInfraChart, ClusterWorkloadsChart } from '../../examples/cluster';
 import { Backend, DisaggregatedDeployment, DynamoPlatform, DynamoValidationError, Fabric, HelmInstall, PrometheusStack, SlaPlannedDeployment } from '../../src/cdk8s';
 import { esmModelErrors } from '../support/manifests';
 
@@ -47,6 +47,8 @@ describe('HelmInstall.template()', () => {
       '--repo', 'https://prometheus-community.github.io/helm-charts',
       '--version', '77.0.0',
       '--namespace', 'monitoring',
+      // the chart's CRDs (the Prometheus operator's) are part of the manifest
+      '--include-crds',
       '--kube-version', '1.30',
       'prometheus',
       'kube-prometheus-stack',
@@ -60,20 +62,30 @@ describe('HelmInstall.template()', () => {
     expect(stack.apiObjects.map((o) => o.kind)).toEqual(['Namespace', 'ConfigMap']);
   });
 
-  test('the platform renders the CRD chart, then the platform chart, both from NGC', () => {
+  test('the platform renders the CRD chart, then the platform chart, both from NGC; with Prometheus, after it', () => {
     const chart = new Chart(Testing.app(), 'c');
-    const platform = new DynamoPlatform(chart, 'platform', { prometheus: 'http://prom.monitoring:9090', install: HelmInstall.template({ helmExecutable: fakeHelm }) });
+    const prometheus = new PrometheusStack(chart, 'prometheus', { install: HelmInstall.template({ helmExecutable: fakeHelm }) });
+    const platform = new DynamoPlatform(chart, 'platform', { prometheus, install: HelmInstall.template({ helmExecutable: fakeHelm }) });
     const out = Testing.synth(chart);
-    const [crds, main] = calls();
-    expect(crds.args).toEqual(['template', '--repo', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '--version', '0.9.0', '--namespace', 'default', 'dynamo-crds', 'dynamo-crds']);
-    expect(main.args.slice(3)).toEqual(['--repo', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '--version', '0.9.0', '--namespace', 'dynamo-system', 'dynamo-platform', 'dynamo-platform']);
+    const [, crds, main] = calls();
+    expect(crds.args).toEqual(['template', '--repo', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '--version', '0.9.0', '--namespace', 'default', '--include-crds', 'dynamo-crds', 'dynamo-crds']);
+    // the chart adds its PodMonitors only where the monitoring API exists: helm template has no cluster to ask
+    expect(main.args.slice(3)).toEqual([
+      '--repo', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo',
+      '--version', '0.9.0',
+      '--namespace', 'dynamo-system',
+      '--include-crds',
+      '--api-versions', 'monitoring.coreos.com/v1',
+      'dynamo-platform', 'dynamo-platform',
+    ]);
     expect(YAML.parse(main.values)).toEqual(platform.values);
-    expect(out.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['Namespace/dynamo-system', 'ConfigMap/dynamo-crds-rendered', 'ConfigMap/dynamo-platform-rendered']);
+    const order = out.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(order).toEqual(['Namespace/monitoring', 'ConfigMap/prometheus-rendered', 'Namespace/dynamo-system', 'ConfigMap/dynamo-crds-rendered', 'ConfigMap/dynamo-platform-rendered']);
   });
 });
 
 describe('HelmInstall.flux() and none()', () => {
-  test('Flux objects keep the values exactly, null included, and validate', () => {
+  test('Flux objects carry the values as core renders them, null included, and validate', () => {
     const chart = new Chart(Testing.app(), 'c');
     new PrometheusStack(chart, 'prometheus', { install: HelmInstall.flux() });
     const out = Testing.synth(chart);
@@ -107,27 +119,39 @@ describe('HelmInstall.flux() and none()', () => {
   });
 });
 
-describe('the cluster example (guide 1\'s whole stack)', () => {
-  const out = Testing.synth(new ClusterChart(Testing.app(), 'cluster'));
+describe('the cluster example (guide 1\'s whole stack, two Kustomizations)', () => {
+  const infra = Testing.synth(new ClusterInfraChart(Testing.app(), 'cluster-infra'));
+  const workloads = Testing.synth(new ClusterWorkloadsChart(Testing.app(), 'cluster-workloads'));
 
-  test('namespace, Prometheus, the platform wired to it, and the SLA request after them', () => {
-    expect(out.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+  test('infrastructure: namespace, Prometheus, and the platform wired to it and installed after it', () => {
+    expect(infra.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'Namespace/dynamo-system',
       'HelmRepository/prometheus-community',
       'HelmRelease/prometheus',
-      'Namespace/dynamo-system',
       'HelmRepository/ngc-ai-dynamo',
       'HelmRelease/dynamo-crds',
       'HelmRelease/dynamo-platform',
-      'DynamoGraphDeploymentRequest/nemotron-nano-sla',
     ]);
-    const platform = out.find((o) => o.kind === 'HelmRelease' && o.metadata.name === 'dynamo-platform');
+    const platform = infra.find((o) => o.kind === 'HelmRelease' && o.metadata.name === 'dynamo-platform');
     expect(platform.spec.values.prometheusEndpoint).toBe('http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090');
     expect(platform.spec.targetNamespace).toBe('dynamo-system');
-    expect(out.find((o) => o.kind === 'DynamoGraphDeploymentRequest').metadata.namespace).toBe('dynamo-system');
+    expect(platform.spec.dependsOn).toEqual([
+      { name: 'dynamo-crds', namespace: 'flux-system' },
+      { name: 'prometheus', namespace: 'flux-system' },
+    ]);
   });
 
-  test('no token anywhere in the manifest: secrets are referenced by name', () => {
-    const text = JSON.stringify(out);
+  test('workloads, applied after: the SLA request with its dashboards and alerts', () => {
+    expect(workloads.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
+      'DynamoGraphDeploymentRequest/dynamo-system/nemotron-nano-sla',
+      'ConfigMap/monitoring/vllm-disagg-serving-dashboard',
+      'ConfigMap/monitoring/vllm-disagg-planner-dashboard',
+      'PrometheusRule/dynamo-system/vllm-disagg-sla',
+    ]);
+  });
+
+  test('no token anywhere in the manifests: secrets are referenced by name', () => {
+    const text = JSON.stringify([...infra, ...workloads]);
     expect(text).toContain('nvcr-imagepullsecret');
     expect(text).not.toMatch(/hf_[A-Za-z0-9]{10,}|nvapi-|dockerconfigjson|password/i);
   });
@@ -144,7 +168,7 @@ describe('the cluster example (guide 1\'s whole stack)', () => {
       planner: { ttftMs: 200, itlMs: 20, prometheusEndpoint: prometheus },
     });
     const planner = Testing.synth(chart)[0].spec.services.Planner.extraPodSpec.mainContainer;
-    expect(planner.args).toContain('--metric-pulling-prometheus-endpoint=http://kps-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090');
+    expect(planner.args).toContain('--metric-pulling-prometheus-endpoint=http://kps-kube-prometheus-stack-prometheus.monitoring.svc.cluster.local:9090');
   });
 
   test('an SLA-planned deployment takes the namespace object too', () => {

@@ -57,11 +57,15 @@ describe('Prometheus stack (guide 1 step 4)', () => {
   test('the query endpoint is the one guide 1 gives the platform, and follows the release name', () => {
     const platformCommand = guideCommand(readGuides(), '$ helm upgrade --install dynamo-platform', ' The command configures');
     expect(stack().model.queryEndpoint).toBe((helmSetValues(platformCommand) as any).prometheusEndpoint);
-    expect(stack({ releaseName: 'kps', namespace: 'observability' }).model.queryEndpoint).toBe('http://kps-kube-prometheus-prometheus.observability.svc.cluster.local:9090');
+    expect(stack({ releaseName: 'kps', namespace: 'observability' }).model.queryEndpoint).toBe('http://kps-kube-prometheus-stack-prometheus.observability.svc.cluster.local:9090');
     // the chart cuts its fullname to 26 characters and does not repeat kube-prometheus
     expect(stack({ releaseName: 'kube-prometheus-stack' }).model.queryEndpoint).toBe('http://kube-prometheus-stack-prometheus.monitoring.svc.cluster.local:9090');
     expect(stack({ releaseName: 'observability-platform' }).model.queryEndpoint).toBe('http://observability-platform-kub-prometheus.monitoring.svc.cluster.local:9090');
     expect(stack({ values: { fullnameOverride: 'prom' } }).model.queryEndpoint).toBe('http://prom-prometheus.monitoring.svc.cluster.local:9090');
+    // a release named after part of the chart name still gets the suffix, then the cut
+    expect(stack({ releaseName: 'kube-prometheus' }).model.queryEndpoint).toBe('http://kube-prometheus-kube-prome-prometheus.monitoring.svc.cluster.local:9090');
+    expect(stack({ releaseName: 'monitoring', values: { nameOverride: 'kps' } }).model.queryEndpoint).toBe('http://monitoring-kps-prometheus.monitoring.svc.cluster.local:9090');
+    expect(stack({ values: { prometheus: { service: { port: 9091 } } } }).model.queryEndpoint).toBe('http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9091');
   });
 
   test('user values deep-merge over the library\'s, and undoing the guide\'s fix is a warning', () => {
@@ -149,8 +153,8 @@ describe('Dynamo platform (guide 1 step 5)', () => {
       ),
     ).toEqual([
       'version: Dynamo "1.4.0" is not supported; supported releases are 0.8.x, 0.9.x (e.g. "0.9.0")',
-      'prometheus: must be a PrometheusStack or an http(s) URL, got "prometheus:9090"',
-      'etcd.address: must be a URL such as "nats://nats.infra:4222", got "etcd:2379"',
+      'prometheus: must be a URL (http or https) such as "http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090", got "prometheus:9090"',
+      'etcd.address: must be a URL (http or https) such as "http://etcd.infra:2379", got "etcd:2379"',
       'etcd.enabled: is true, but address points at an external etcd; install one or the other',
       'webhook.failurePolicy: must be one of "Fail", "Ignore", got "Sometimes"',
       'restrictToNamespace: must be a DNS-1123 label (lowercase letters, digits and \'-\', starting and ending with a letter or digit, at most 63 characters), got "Team_A"',

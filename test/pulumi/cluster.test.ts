@@ -22,17 +22,19 @@ describe('releases', () => {
     const prometheus = new PrometheusStack('prometheus');
     const platform = new DynamoPlatform('platform', { prometheus });
     await recorder.settle();
-    const order = ['prometheus', 'dynamo-crds', 'dynamo-platform'];
+    const order = ['prometheus', 'platform-dynamo-crds', 'platform-dynamo-platform'];
     const releases = recorder.registrations.filter((r) => r.type === RELEASE).sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+    // Pulumi names come from the component's; release names are the charts'
     expect(releases.map((r) => [r.name, r.inputs.name, r.inputs.namespace, r.inputs.chart, r.inputs.repositoryOpts.repo, r.inputs.version, r.inputs.createNamespace])).toEqual([
       ['prometheus', 'prometheus', 'monitoring', 'kube-prometheus-stack', 'https://prometheus-community.github.io/helm-charts', undefined, true],
-      ['dynamo-crds', 'dynamo-crds', 'default', 'dynamo-crds', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '0.9.0', false],
-      ['dynamo-platform', 'dynamo-platform', 'dynamo-system', 'dynamo-platform', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '0.9.0', true],
+      ['platform-dynamo-crds', 'dynamo-crds', 'default', 'dynamo-crds', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '0.9.0', false],
+      ['platform-dynamo-platform', 'dynamo-platform', 'dynamo-system', 'dynamo-platform', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '0.9.0', true],
     ]);
     expect(releases[0].inputs.values).toEqual(prometheus.values);
     expect(releases[0].inputs.values.prometheus.prometheusSpec.probeNamespaceSelector).toEqual({ matchLabels: null });
     expect(releases[2].inputs.values).toEqual(platform.values);
-    expect(releases[2].dependencies).toContain(releases[1].urn);
+    // after the CRDs, and after Prometheus (its PodMonitor API must exist for the chart's monitors)
+    expect(releases[2].dependencies).toEqual(expect.arrayContaining([releases[1].urn, releases[0].urn]));
     const platformComponent = recorder.registrations.find((r) => r.type === 'dynamo-constructs:index:DynamoPlatform')!;
     expect(releases[1].parent).toBe(platformComponent.urn);
   });
