@@ -20,12 +20,14 @@ const project = new typescript.TypeScriptProject({
   pullRequestTemplate: false,
   eslint: false,
   entrypoint: 'lib/index.js',
-  deps: ['yaml@^2.8.0', '@grafana/grafana-foundation-sdk@~0.0.21'],
+  // ajv: the lint command checks manifests against the Dynamo CRD schemas
+  deps: ['yaml@^2.8.0', '@grafana/grafana-foundation-sdk@~0.0.21', 'ajv@^8.17.0'],
+  bin: { 'dynamo-constructs': 'lib/cli/main.js' },
   peerDeps: ['cdk8s@^2.70.100', 'constructs@^10.8.1', 'cdk8s-plus-28@^2.5.6', '@pulumi/pulumi@^3.248.0', '@pulumi/kubernetes@^4.34.0'],
   devDeps: [
     '@swc/core@^1.15.0',
     '@swc/jest@^0.2.39',
-    'ajv@^8.17.0',
+    'fast-check@^4.10.0',
     'kubernetes-models@~4.5.1',
     'tsconfig-paths@^4.2.0',
     '@kubernetes-models/flux-cd@^4.0.0',
@@ -89,6 +91,11 @@ jestConfig.moduleNameMapper = {
   '^dynamo-constructs/(.*)$': '<rootDir>/src/$1/index.ts',
 };
 project.deps.removeDependency('ts-jest');
+
+// The lint command validates against Dynamo's CRDs: bundle their schemas with the build.
+project.tasks.tryFind('post-compile')!.exec(`node -e "require('./lib/cli/main').bundleCrds('../shared/dynamo/crds')"`, {
+  name: 'bundle the Dynamo CRD schemas for dynamo-constructs lint',
+});
 
 const test = project.tasks.tryFind('test')!;
 test.prependExec('tsc --noEmit -p test/tsconfig.json', { name: 'type-check src, tests and examples' });

@@ -41,6 +41,10 @@ export function checkAiConfiguratorSupport(
     return;
   }
   const systems = Object.keys(table);
+  if (system === undefined) {
+    d.error(`${path}.system`, `is required: an AIConfigurator GPU system (${systems.join(', ')})`, 'required');
+    return;
+  }
   if (typeof system !== 'string' || !table[system]) {
     d.error(`${path}.system`, `must be an AIConfigurator GPU system (${systems.join(', ')}), got ${show(system)}`, 'aic-unsupported');
     return;
@@ -56,7 +60,9 @@ export function checkAiConfiguratorSupport(
     );
     return;
   }
-  if (typeof backendVersion !== 'string' || !versions.includes(backendVersion)) {
+  if (backendVersion === undefined) {
+    d.error(`${path}.backendVersion`, `is required: the ${backend} version to simulate, one of ${versions.map((v) => `"${v}"`).join(', ')}`, 'required');
+  } else if (typeof backendVersion !== 'string' || !versions.includes(backendVersion)) {
     d.error(
       `${path}.backendVersion`,
       `${backend} on ${system} supports ${versions.map((v) => `"${v}"`).join(', ')} (Dynamo ${line}.x), got ${show(backendVersion)}`,

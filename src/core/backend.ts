@@ -136,7 +136,7 @@ export class Backend {
   /** @internal */
   public _validate(d: Diagnostics, path: string, release: DynamoRelease | undefined, version: string): void {
     checkKnownKeys(d, path, this.options, BACKEND_KEYS);
-    checkString(d, join(path, 'image'), this.options.image);
+    if (!checkString(d, join(path, 'image'), this.options.image)) return;
     const cuda = this.options.cuda;
     if (cuda !== undefined && cuda !== 12 && cuda !== 13) {
       d.error(join(path, 'cuda'), `must be 12 or 13, got ${show(cuda)}`, 'value-range');

@@ -51,8 +51,12 @@ function describeRange(range: { min?: number; max?: number; exclusiveMin?: boole
 
 export function checkString(d: Diagnostics, path: string, value: unknown, required = false): value is string {
   if (value === undefined && !required) return true;
+  if (value === undefined) {
+    d.error(path, 'is required: a non-empty string', 'required');
+    return false;
+  }
   if (typeof value !== 'string' || value.trim() === '') {
-    d.error(path, `must be a non-empty string, got ${show(value)}`, value === undefined ? 'required' : 'value-type');
+    d.error(path, `must be a non-empty string, got ${show(value)}`, 'value-type');
     return false;
   }
   return true;
@@ -119,6 +123,15 @@ export function checkEnvName(d: Diagnostics, path: string, value: unknown): valu
   return true;
 }
 
+const SERVICE_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
+
+/** The name of a service in a graph (a key under `spec.services`). */
+export function checkServiceName(d: Diagnostics, path: string, name: unknown): void {
+  if (typeof name !== 'string' || !SERVICE_NAME.test(name) || name.length > 63) {
+    d.error(path, `must start with a letter and contain only letters, digits and '-' (at most 63 characters), got ${show(name)}`, 'name-format');
+  }
+}
+
 export function checkStringArray(d: Diagnostics, path: string, value: unknown): value is string[] {
   if (value === undefined) return true;
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
@@ -175,7 +188,13 @@ export function checkNameRefs(d: Diagnostics, path: string, refs: unknown): void
     d.error(path, `must be a list of names, got ${show(refs)}`, 'value-type');
     return;
   }
-  refs.forEach((r, i) => checkNameRef(d, join(path, i), r));
+  const seen = new Set<string>();
+  refs.forEach((r, i) => {
+    checkNameRef(d, join(path, i), r);
+    const name = typeof r === 'string' ? r : (r as { name?: unknown } | null)?.name;
+    if (typeof name === 'string' && seen.has(name)) d.error(join(path, i), `names ${show(name)} a second time; list each once`, 'option-conflict');
+    if (typeof name === 'string') seen.add(name);
+  });
 }
 
 /** Labels or annotations: an object of string values. */

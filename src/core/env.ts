@@ -1,4 +1,4 @@
-import { checkEnvName, checkString, isPlainObject, join } from './checks';
+import { checkBoolean, checkDnsSubdomain, checkEnvName, checkString, isPlainObject, join } from './checks';
 import { Diagnostics, show } from './errors';
 import { EnvVar } from './k8s';
 
@@ -30,6 +30,28 @@ export class EnvValue {
 
   private constructor(private readonly source: Omit<EnvVar, 'name'>) {}
 
+  /** Checks what the factory was given. @internal */
+  public _validate(d: Diagnostics, path: string): void {
+    const s = this.source as { value?: unknown; valueFrom?: Record<string, Record<string, unknown>> };
+    if (!s.valueFrom) {
+      if (typeof s.value !== 'string') d.error(path, `must be a string value, got ${show(s.value)}`, 'value-type');
+      return;
+    }
+    const [kind, ref] = Object.entries(s.valueFrom)[0];
+    if (kind === 'fieldRef') {
+      checkString(d, join(path, 'fieldPath'), ref.fieldPath, true);
+      return;
+    }
+    const what = kind === 'secretKeyRef' ? 'Secret' : 'ConfigMap';
+    if (ref.name === undefined) d.error(join(path, 'name'), `is required: the ${what} to read`, 'required');
+    else checkDnsSubdomain(d, join(path, 'name'), ref.name);
+    if (ref.key === undefined) d.error(join(path, 'key'), `is required: the key of the ${what} to read`, 'required');
+    else if (typeof ref.key !== 'string' || !/^[-._a-zA-Z0-9]+$/.test(ref.key)) {
+      d.error(join(path, 'key'), `must be a ${what} key (letters, digits, '-', '_', '.'), got ${show(ref.key)}`, 'value-format');
+    }
+    checkBoolean(d, join(path, 'optional'), ref.optional);
+  }
+
   /** @internal */
   public _toEnvVar(name: string): EnvVar {
     return { name, ...this.source };
@@ -52,7 +74,10 @@ export function checkEnvMap(d: Diagnostics, path: string, env: unknown): void {
     const p = join(path, name);
     checkEnvName(d, p, name);
     if (typeof value === 'string') continue;
-    if (value instanceof EnvValue) continue;
+    if (value instanceof EnvValue) {
+      value._validate(d, p);
+      continue;
+    }
     checkString(d, p, value, true);
   }
 }

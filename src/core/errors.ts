@@ -1,3 +1,5 @@
+import type { ErrorRuleId, RuleId, WarningRuleId } from './rules/catalog';
+
 /**
  * One problem found while validating a spec.
  *
@@ -9,8 +11,8 @@ export interface ValidationIssue {
   readonly path: string;
   /** What is wrong, the value given and what is allowed. */
   readonly message: string;
-  /** Identifier of the rule that found the problem, e.g. `value-range`. */
-  readonly rule: string;
+  /** Identifier of the rule that found the problem, e.g. `value-range` (see `RULES`). */
+  readonly rule: RuleId;
 }
 
 /** Something legal but probably wrong (e.g. disaggregation over TCP). */
@@ -42,11 +44,11 @@ export class Diagnostics {
   public readonly errors: ValidationIssue[] = [];
   public readonly warnings: ValidationWarning[] = [];
 
-  public error(path: string, message: string, rule: string): void {
+  public error(path: string, message: string, rule: ErrorRuleId): void {
     this.errors.push({ path, message, rule });
   }
 
-  public warn(path: string, message: string, rule: string): void {
+  public warn(path: string, message: string, rule: WarningRuleId): void {
     this.warnings.push({ path, message, rule });
   }
 
@@ -66,7 +68,8 @@ export function validate(check: (d: Diagnostics) => void): ValidationWarning[] {
   return dedupe(d.warnings);
 }
 
-function dedupe<T extends ValidationIssue>(items: readonly T[]): T[] {
+/** The issues without repeats (same path, message and rule). */
+export function dedupe<T extends ValidationIssue>(items: readonly T[]): T[] {
   const seen = new Set<string>();
   const out: T[] = [];
   for (const item of items) {
@@ -81,13 +84,18 @@ function dedupe<T extends ValidationIssue>(items: readonly T[]): T[] {
 
 /** Renders a user-supplied value for an error message. */
 export function show(value: unknown): string {
-  if (value === undefined) return 'undefined';
+  if (value === undefined) return 'nothing';
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'symbol') return value.toString();
+  if (typeof value === 'function') return 'a function';
   try {
-    const json = JSON.stringify(value);
-    return json === undefined ? String(value) : json;
+    const json = JSON.stringify(value, (_key, v: unknown) =>
+      typeof v === 'bigint' ? `${v}n` : typeof v === 'symbol' ? v.toString() : typeof v === 'function' ? 'a function' : v,
+    );
+    return json ?? 'a value JSON cannot show';
   } catch {
-    return String(value);
+    return 'an object that refers to itself';
   }
 }

@@ -19,11 +19,6 @@ export interface RdmaFabricOptions {
    */
   readonly deviceCount?: number;
   /**
-   * Add the IPC_LOCK capability, which RDMA memory registration needs.
-   * @default true
-   */
-  readonly ipcLock?: boolean;
-  /**
    * UCX transports (`UCX_TLS`).
    * @default 'rc_x,rc,dc_x,dc,cuda_copy,cuda_ipc'
    */
@@ -59,11 +54,6 @@ export interface EfaFabricOptions {
    */
   readonly deviceCount?: number;
   /**
-   * Add the IPC_LOCK capability, which EFA memory registration needs.
-   * @default true
-   */
-  readonly ipcLock?: boolean;
-  /**
    * Let libfabric hand same-node transfers to its shm provider. Off by default:
    * with it on, a prefill and a decode worker on the same node fall back to
    * staged copies through host memory (SAR) and KV transfer is ~9x slower
@@ -78,8 +68,8 @@ export interface EfaFabricOptions {
   readonly env?: EnvMap;
 }
 
-const RDMA_KEYS = optionKeys<RdmaFabricOptions>()('resourceName', 'deviceCount', 'ipcLock', 'ucxTls', 'ucxRndvScheme', 'ucxRndvThresh', 'env');
-const EFA_KEYS = optionKeys<EfaFabricOptions>()('resourceName', 'deviceCount', 'ipcLock', 'shmTransfer', 'env');
+const RDMA_KEYS = optionKeys<RdmaFabricOptions>()('resourceName', 'deviceCount', 'ucxTls', 'ucxRndvScheme', 'ucxRndvThresh', 'env');
+const EFA_KEYS = optionKeys<EfaFabricOptions>()('resourceName', 'deviceCount', 'shmTransfer', 'env');
 
 /** The NIXL transfer backend a fabric needs. */
 export type NixlBackend = 'UCX' | 'LIBFABRIC';
@@ -136,7 +126,6 @@ export class Fabric {
       d.error(join(path, 'resourceName'), `must be an extended resource name such as "rdma/hca_shared_devices", got ${show(o.resourceName)}`, 'value-format');
     }
     checkInteger(d, join(path, 'deviceCount'), o.deviceCount, 1);
-    checkBoolean(d, join(path, 'ipcLock'), o.ipcLock);
     checkEnvMap(d, join(path, 'env'), o.env);
     if (this.kind === 'rdma') {
       const r = o as RdmaFabricOptions;
@@ -155,7 +144,8 @@ export class Fabric {
   public _contribution(gpusPerPod: number): FabricContribution {
     if (this.kind === 'tcp') return { env: [], capabilities: [], devices: {} };
     const o = this.options;
-    const capabilities = o.ipcLock === false ? [] : ['IPC_LOCK'];
+    // NIXL registers GPU memory with the NIC, which needs locked memory
+    const capabilities = ['IPC_LOCK'];
     const count = String(o.deviceCount ?? gpusPerPod);
     if (this.kind === 'rdma') {
       const r = o as RdmaFabricOptions;

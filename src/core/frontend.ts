@@ -53,26 +53,12 @@ export function checkFrontend(d: Diagnostics, path: string, o: FrontendOptions):
   if (o.router !== undefined) {
     if (o.router instanceof Router) {
       o.router._validate(d, join(path, 'router'));
-      if (o.router.mode === 'kv' && (o.replicas ?? 1) > 1 && !o.router.options.replicaSync) {
-        d.warn(
-          join(path, 'router.replicaSync'),
-          `${o.replicas} frontend replicas each keep their own view of active blocks; set replicaSync: true so their routing decisions agree (guide 3)`,
-          'router-replica-sync',
-        );
-      }
     } else {
       d.error(join(path, 'router'), `must be Router.kv(), Router.roundRobin() or Router.random(), got ${show(o.router)}`, 'value-type');
     }
   }
-  if (checkInteger(d, join(path, 'httpPort'), o.httpPort, 1) && o.httpPort !== undefined) {
-    if (o.httpPort > 65535) d.error(join(path, 'httpPort'), `must be a port number (1-65535), got ${o.httpPort}`, 'value-range');
-    else if (o.httpPort !== FRONTEND_HTTP_PORT) {
-      d.warn(
-        join(path, 'httpPort'),
-        `the Dynamo operator points the frontend Service and probes at port ${FRONTEND_HTTP_PORT}; with ${o.httpPort} they need matching patches`,
-        'frontend-port',
-      );
-    }
+  if (checkInteger(d, join(path, 'httpPort'), o.httpPort, 1) && o.httpPort !== undefined && o.httpPort > 65535) {
+    d.error(join(path, 'httpPort'), `must be a port number (1-65535), got ${o.httpPort}`, 'value-range');
   }
   checkEnvMap(d, join(path, 'env'), o.env);
   checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);

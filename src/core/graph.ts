@@ -1,18 +1,19 @@
 import { Backend, checkBackend, KvEventsMode, WorkerRole } from './backend';
-import { checkBoolean, checkDnsLabel, checkKnownKeys, checkNameRef, checkNameRefs, checkOneOf, checkString, checkStringMap, isPlainObject, join, optionKeys } from './checks';
+import { checkBoolean, checkDnsLabel, checkServiceName, checkKnownKeys, checkNameRef, checkNameRefs, checkOneOf, checkString, checkStringMap, isPlainObject, join, optionKeys } from './checks';
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, envMapToList, POD_INFO_FIELDS, PodInfoField } from './env';
-import { Diagnostics, show, ValidationWarning } from './errors';
+import { dedupe, Diagnostics, show, ValidationWarning } from './errors';
 import { Fabric } from './fabric';
 import { checkFrontend, FrontendOptions, renderFrontend } from './frontend';
 import { IMAGE_PULL_POLICIES, ImagePullPolicy, KubeObject, NameRef, nameOf } from './k8s';
 import { checkExistingModelCache, modelCacheMount } from './model-cache';
-import { checkGraphPlanner, checkPlannerBudget, PlannerOptions, renderPlanner } from './planner';
+import { checkGraphPlanner, PlannerOptions, renderPlanner } from './planner';
+import { checkGraphManifest, Finding, reportFindings } from './rules';
 import { Router } from './router';
 import { DgdService } from './service';
 import { prune } from './util';
 import { DynamoRelease, dynamoVersionOf, lookupRelease } from './versions';
-import { checkExtraArgs, checkServiceName, checkWorker, renderWorker, WorkerOptions, workerShape } from './worker';
+import { checkExtraArgs, checkWorker, renderWorker, WorkerOptions } from './worker';
 
 /** A model cache as a graph sees it: a claim and a mount path. */
 export interface IModelCache {
@@ -146,33 +147,6 @@ export interface RenderedGraph {
   readonly warnings: readonly ValidationWarning[];
 }
 
-/** The most services a DynamoGraphDeployment may have (CRD `maxProperties`). */
-export const MAX_SERVICES = 25;
-
-/**
- * Grove names pods after the graph and the service: the graph name plus the
- * lowercased service name (plus the service name again with `-ldr`/`-wkr` for
- * a multinode worker) must fit in 45 characters, or reconciliation fails
- * after the graph is applied (ai-dynamo/dynamo#4938).
- */
-export const MAX_GROVE_NAME_LENGTH = 45;
-
-function checkGroveNameLength(d: Diagnostics, graphName: string, c: ComponentSpec): void {
-  const service = c.name.toLowerCase();
-  const multinode = c.kind === 'worker' && isPlainObject(c.options) && c.options.nodeCount !== undefined;
-  const length = graphName.length + service.length + (multinode ? service.length + '-ldr'.length : 0);
-  if (length <= MAX_GROVE_NAME_LENGTH) return;
-  const parts = multinode
-    ? `graph name ${show(graphName)} (${graphName.length}) + service ${show(service)} (${service.length}) + ${show(`${service}-ldr`)} (${service.length + 4}) of this multinode worker`
-    : `graph name ${show(graphName)} (${graphName.length}) + service ${show(service)} (${service.length})`;
-  const named = c.kind === 'worker' && isPlainObject(c.options) && c.options.serviceName !== undefined;
-  d.error(
-    named ? join(c.path, 'serviceName') : c.path,
-    `names pods with ${length} characters: ${parts}; Grove allows ${MAX_GROVE_NAME_LENGTH}. Shorten the graph name or the service name (serviceName)`,
-    'name-length',
-  );
-}
-
 /** Checks a model cache reference as any engine may pass it: a claim name and an absolute mount path. */
 export function checkModelCacheRef(d: Diagnostics, path: string, cache: unknown): void {
   if (cache === undefined) return;
@@ -198,7 +172,7 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
     d.error(join(path, 'image'), `is set, and so is backend's image ${show(o.backend.options.image)}; set only one`, 'option-conflict');
   }
   if (o.image !== undefined && backendOk && o.backend.options.cuda !== undefined) {
-    d.error(join(path, 'image'), `is set, so backend's cuda (${o.backend.options.cuda}) would select nothing; remove one of them`, 'option-conflict');
+    d.error(join(path, 'image'), `is set, so backend's cuda (${show(o.backend.options.cuda)}) would select nothing; remove one of them`, 'option-conflict');
   }
   checkOneOf(d, join(path, 'imagePullPolicy'), o.imagePullPolicy, IMAGE_PULL_POLICIES);
   checkNameRefs(d, join(path, 'imagePullSecrets'), o.imagePullSecrets);
@@ -249,7 +223,10 @@ function effectiveBlockSize(backend: Backend, o: WorkerOptions): number | undefi
   return o.blockSize ?? backend._renderer.defaultBlockSize;
 }
 
-/** Checks the whole graph: every option and the rules that cross components. */
+/**
+ * Checks every option of a graph. The rules that cross services (block
+ * sizes, fabrics, budgets...) run on the rendered graph, in `renderGraph`.
+ */
 export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | undefined {
   checkDnsLabel(d, join(spec.path, 'name'), spec.name, '; pass `name` to choose the DynamoGraphDeployment name');
   if (spec.namespace !== undefined) checkDnsLabel(d, join(spec.path, 'namespace'), spec.namespace);
@@ -262,107 +239,6 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | und
     const seen = names.get(c.name);
     if (seen !== undefined) d.error(c.path, `uses service name ${show(c.name)}, already used by ${seen}; service names must be unique`, 'duplicate-service');
     else names.set(c.name, c.path);
-  }
-  if (typeof spec.name === 'string') {
-    for (const c of spec.components) checkGroveNameLength(d, spec.name, c);
-  }
-  if (spec.components.length > MAX_SERVICES) {
-    d.error(join(spec.path, 'services'), `has ${spec.components.length} services; a DynamoGraphDeployment holds at most ${MAX_SERVICES}`, 'too-many-services');
-  }
-
-  const frontends = spec.components.filter((c) => c.kind === 'frontend');
-  if (frontends.length > 1) {
-    d.error(frontends[1].path, `is a second frontend (${frontends.map((f) => f.name).join(', ')}); a graph has one frontend, scale it with replicas`, 'graph-structure');
-  }
-  const workers = workersOf(spec);
-  // roles count declared pools too: a missing required pool is reported once, by checkComponent
-  const roles = new Set(spec.components.flatMap((c) => (c.kind === 'worker' ? [c.role] : [])));
-  if (roles.size === 0) {
-    d.error(spec.path === '' ? 'services' : spec.path, 'has no workers; add a Worker, or a PrefillWorker and a DecodeWorker', 'graph-structure');
-  }
-  if (roles.has('aggregated') && (roles.has('prefill') || roles.has('decode'))) {
-    d.error(spec.path === '' ? 'services' : spec.path, 'mixes aggregated workers with prefill/decode workers; a graph is either aggregated or disaggregated', 'graph-structure');
-  }
-  if (roles.has('prefill') !== roles.has('decode') && !roles.has('aggregated')) {
-    const missing = roles.has('prefill') ? 'DecodeWorker' : 'PrefillWorker';
-    d.error(spec.path === '' ? 'services' : spec.path, `is disaggregated but has no ${missing}; prefill and decode workers come in pairs`, 'graph-structure');
-  }
-  const planners = spec.components.filter((c) => c.kind === 'planner');
-  if (planners.length > 1) {
-    d.error(planners[1].path, `is a second planner (${planners.map((p) => p.name).join(', ')}); a graph has at most one`, 'graph-structure');
-  }
-  if (planners.length > 0 && !(roles.has('prefill') && roles.has('decode'))) {
-    d.error(planners[0].path, 'needs a disaggregated graph: the SLA planner scales prefill and decode workers separately', 'graph-structure');
-  }
-  if (frontends.length === 0 && workers.length > 0) {
-    d.warn(spec.path === '' ? 'services' : spec.path, 'has no Frontend: nothing serves the OpenAI API for these workers', 'graph-structure');
-  }
-
-  if (backend) {
-    // Block sizes must agree: between prefill and decode (KV transfer), and with a KV router.
-    const sized = workers.map((w) => ({ w, size: effectiveBlockSize(backend, w.options) }));
-    const explicit = sized.filter((s) => s.size !== undefined);
-    const distinct = new Set(explicit.map((s) => s.size));
-    if (distinct.size > 1) {
-      d.error(
-        join(explicit[1].w.path, 'blockSize'),
-        `is ${explicit[1].size}, but ${explicit[0].w.path} runs ${explicit[0].size}; all workers of a graph must use one KV block size`,
-        'block-size-mismatch',
-      );
-    }
-    const router = frontendOf(spec)?.options.router;
-    if (router instanceof Router && router.mode === 'kv' && router.options.blockSize !== undefined) {
-      const mismatch = explicit.find((s) => s.size !== router.options.blockSize);
-      if (mismatch) {
-        d.error(
-          join(frontendOf(spec)!.path, 'router.blockSize'),
-          `is ${router.options.blockSize}, but ${mismatch.w.path} runs block size ${mismatch.size}; the router computes prefill cost in the workers' blocks, so they must match (guide 3)`,
-          'block-size-mismatch',
-        );
-      }
-    }
-    const dtypes = new Set(workers.filter((w) => w.role !== 'aggregated').map((w) => w.options.kvCacheDtype ?? 'auto'));
-    if (dtypes.size > 1) {
-      const decode = workers.find((w) => w.role === 'decode')!;
-      d.error(join(decode.path, 'kvCacheDtype'), `differs between prefill and decode workers (${[...dtypes].join(' vs ')}); the KV cache is transferred as is, so both must use one dtype`, 'kv-dtype-mismatch');
-    }
-
-    const planner = planners[0];
-    const prefill = workers.find((w) => w.role === 'prefill');
-    const decode = workers.find((w) => w.role === 'decode');
-    if (planner) {
-      for (const w of workers.filter((x) => x.options.replicas !== undefined)) {
-        d.warn(
-          join(w.path, 'replicas'),
-          `is ${w.options.replicas}, but the planner scales this pool: every apply (GitOps sync, pulumi up) resets it to ${w.options.replicas}, undoing the planner's decision. Leave replicas out; the planner starts from 1`,
-          'planner-replicas',
-        );
-      }
-    }
-    if (planner && isPlainObject(planner.options) && prefill && decode && release) {
-      checkPlannerBudget(d, planner.path, planner.options, release, {
-        prefillGpusPerEngine: workerShape(prefill.options).gpus,
-        decodeGpusPerEngine: workerShape(decode.options).gpus,
-        initialGpus: graphGpus(spec),
-      });
-    }
-
-    const fabric = spec.options.fabric;
-    const disaggregated = roles.has('prefill') && roles.has('decode');
-    if (disaggregated && (fabric === undefined || fabric.kind === 'tcp')) {
-      d.warn(
-        join(spec.path, 'fabric'),
-        `${fabric ? 'is Fabric.tcp()' : 'is not set'}: disaggregated KV cache transfer falls back to TCP, TTFT ~40x worse (guide 2: ~400 ms -> 10+ s); use Fabric.rdma() or Fabric.efa()`,
-        'disaggregated-tcp',
-      );
-    }
-    if (roles.has('aggregated') && fabric instanceof Fabric && fabric.kind !== 'tcp' && workers.every((w) => w.options.nodeCount === undefined)) {
-      d.warn(
-        join(spec.path, 'fabric'),
-        `is Fabric.${fabric.kind}(), but aggregated single-node workers transfer no KV cache: the device request and IPC_LOCK only reserve capacity; use Fabric.tcp()`,
-        'fabric-unused',
-      );
-    }
   }
   return release;
 }
@@ -404,8 +280,41 @@ function kvEventsFor(router: Router): KvEventsMode {
 export function renderGraph(spec: GraphSpec): RenderedGraph {
   const d = new Diagnostics();
   const release = checkGraph(d, spec);
+  if (d.errors.length > 0) {
+    // Report what the rules would find too, so that every problem shows at once:
+    // render what the options allow, and keep findings the option checks did not make.
+    const optionErrors = d.errors.map((e) => e.path);
+    try {
+      // findings are located by service name: without valid names there is nothing to point at
+      const named = spec.components.every((c) => typeof c.name === 'string' && c.name !== '');
+      const draft = release && named ? buildGraph(new Diagnostics(), spec, release) : undefined;
+      if (draft) {
+        const rules = new Diagnostics();
+        reportFindings(rules, checkGraphManifest(draft.graph, draft.configMaps), optionLocator(spec));
+        // value ranges are the option checks' to report; a draft of invalid values only repeats them
+        d.errors.push(...rules.errors.filter((e) => e.rule !== 'value-range' && !optionErrors.some((p) => overlaps(p, e.path))));
+      }
+    } catch {
+      // options too broken to render: their own errors say why
+    }
+    d.throwIfErrors();
+  }
+  const { graph, configMaps } = buildGraph(d, spec, release!);
   d.throwIfErrors();
-  const ctx = resolveContext(spec, release!);
+  // the rules `dynamo-constructs lint` runs, on what would be deployed, reported at the options
+  reportFindings(d, checkGraphManifest(graph, configMaps), optionLocator(spec));
+  d.throwIfErrors();
+  return { graph, configMaps, warnings: dedupe(d.warnings) };
+}
+
+/** Whether one option path is the other or contains it. */
+function overlaps(a: string, b: string): boolean {
+  const within = (x: string, y: string) => x === y || x.startsWith(`${y}.`) || x.startsWith(`${y}[`);
+  return within(a, b) || within(b, a);
+}
+
+function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { graph: KubeObject; configMaps: KubeObject[] } {
+  const ctx = resolveContext(spec, release);
   const services: Record<string, DgdService> = {};
   const configMaps: KubeObject[] = [];
   for (const c of spec.components) {
@@ -422,7 +331,6 @@ export function renderGraph(spec: GraphSpec): RenderedGraph {
       if (r.configMap) configMaps.push(r.configMap);
     }
   }
-  d.throwIfErrors();
   const o = spec.options;
   const graph: KubeObject = prune({
     apiVersion: ctx.release.apiVersion,
@@ -435,10 +343,17 @@ export function renderGraph(spec: GraphSpec): RenderedGraph {
       services,
     },
   });
-  return { graph, configMaps, warnings: d.warnings };
+  return { graph, configMaps };
 }
 
-/** GPUs a graph's workers use at their configured replica counts. */
-export function graphGpus(spec: GraphSpec): number {
-  return workersOf(spec).reduce((sum, w) => sum + workerShape(w.options).gpus * (w.options.replicas ?? 1), 0);
+/** Where a finding in the rendered graph points among the options that produced it. */
+export function optionLocator(spec: GraphSpec): (f: Finding) => string {
+  const paths = new Map(spec.components.map((c) => [c.name, c.path]));
+  return (f) => {
+    const option = f.option ?? f.field;
+    if (option.startsWith('graph:')) return join(spec.path, option.slice('graph:'.length));
+    if (f.service === undefined) return join(spec.path, option);
+    const base = paths.get(f.service) ?? f.service;
+    return option === '' ? base : join(base, option);
+  };
 }

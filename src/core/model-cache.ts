@@ -1,3 +1,4 @@
+import { checkClaimManifest, reportFindings } from './rules';
 import { checkDnsSubdomain, checkKnownKeys, checkOneOf, checkQuantity, checkString, join, optionKeys } from './checks';
 import { Diagnostics, show, validate, ValidationWarning } from './errors';
 import { EnvVar, KubeObject } from './k8s';
@@ -66,13 +67,6 @@ export function checkModelCache(d: Diagnostics, path: string, name: string, o: M
   checkOneOf(d, join(path, 'accessMode'), o.accessMode, ACCESS_MODES);
   checkDnsSubdomain(d, join(path, 'storageClassName'), o.storageClassName);
   checkMountPath(d, join(path, 'mountPath'), o.mountPath);
-  if ((o.accessMode ?? 'ReadWriteMany') === 'ReadWriteMany' && o.storageClassName === undefined) {
-    d.warn(
-      join(path, 'storageClassName'),
-      'a ReadWriteMany claim without storageClassName binds only if the cluster default StorageClass supports RWX (NFS, CephFS, EFS...); otherwise it stays Pending and no worker starts. Set storageClassName',
-      'rwx-without-storage-class',
-    );
-  }
 }
 
 export function checkExistingModelCache(d: Diagnostics, path: string, o: ExistingModelCacheOptions): void {
@@ -83,7 +77,7 @@ export function checkExistingModelCache(d: Diagnostics, path: string, o: Existin
 
 /** Renders the PersistentVolumeClaim of a new model cache. */
 export function renderModelCachePvc(name: string, namespace: string | undefined, o: ModelCacheOptions): { object: KubeObject; warnings: ValidationWarning[] } {
-  const warnings = validate((d) => checkModelCache(d, '', name, o));
+  const optionWarnings = validate((d) => checkModelCache(d, '', name, o));
   const object: KubeObject = prune({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -94,7 +88,9 @@ export function renderModelCachePvc(name: string, namespace: string | undefined,
       storageClassName: o.storageClassName,
     },
   });
-  return { object, warnings };
+  // the claim rules `dynamo-constructs lint` runs, reported at the options
+  const warnings = validate((d) => reportFindings(d, checkClaimManifest(object), (f) => f.option ?? f.field));
+  return { object, warnings: [...optionWarnings, ...warnings] };
 }
 
 export function modelCacheMount(claimName: string, mountPath: string | undefined): ModelCacheMount {

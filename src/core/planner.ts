@@ -125,44 +125,36 @@ export function checkPlannerOptions(d: Diagnostics, path: string, o: PlannerOpti
   checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);
 }
 
-/** GPU counts of one disaggregated graph's engines and starting replicas. */
+/** GPU counts of a disaggregated graph the planner's budget must cover. */
 export interface PlannedGraphGpus {
   readonly prefillGpusPerEngine: number;
   readonly decodeGpusPerEngine: number;
-  /** GPUs the graph uses at its configured replica counts. */
-  readonly initialGpus: number;
+  /** GPUs the graph uses at its configured replica counts (a graph; a request has none). */
+  readonly initialGpus?: number;
 }
 
 /**
  * The planner's budget must cover the graph at its minimum (minEndpoint
  * engines of each role) and, for a graph, at its starting replica counts.
+ * Returns what is wrong, or undefined. A budget of -1 means none.
  */
-export function checkPlannerBudget(
-  d: Diagnostics,
-  path: string,
-  o: PlannerOptions,
-  release: DynamoRelease,
-  gpus: { prefillGpusPerEngine: number; decodeGpusPerEngine: number; initialGpus?: number },
-): void {
-  const defaults = release.planner.defaults;
-  const minEndpoint = o.minEndpoint ?? defaults.minEndpoint;
-  const budget = o.maxGpuBudget ?? defaults.maxGpuBudget;
-  const budgetText = o.maxGpuBudget === undefined ? `the planner's default budget of ${budget} GPUs` : `${budget}`;
-  const budgetPath = join(path, 'maxGpuBudget');
+export function plannerBudgetProblem(
+  settings: { readonly maxGpuBudget?: number; readonly minEndpoint?: number },
+  defaults: DynamoRelease['planner']['defaults'],
+  gpus: PlannedGraphGpus,
+): string | undefined {
+  const minEndpoint = settings.minEndpoint ?? defaults.minEndpoint;
+  const budget = settings.maxGpuBudget ?? defaults.maxGpuBudget;
+  if (budget === -1) return undefined;
+  const budgetText = settings.maxGpuBudget === undefined ? `the planner's default budget of ${budget} GPUs` : `${budget}`;
   const minimum = minEndpoint * (gpus.prefillGpusPerEngine + gpus.decodeGpusPerEngine);
   if (budget < minimum) {
-    d.error(
-      budgetPath,
-      `is ${budgetText}, below the ${minimum} GPUs the graph needs at its minimum (minEndpoint ${minEndpoint} x (${gpus.prefillGpusPerEngine} prefill + ${gpus.decodeGpusPerEngine} decode GPUs per engine)); raise maxGpuBudget to at least ${minimum}`,
-      'planner-budget',
-    );
-  } else if (gpus.initialGpus !== undefined && budget < gpus.initialGpus) {
-    d.error(
-      budgetPath,
-      `is ${budgetText}, below the ${gpus.initialGpus} GPUs the graph starts with at its configured replicas; raise maxGpuBudget to at least ${gpus.initialGpus} or start with fewer replicas`,
-      'planner-budget',
-    );
+    return `is ${budgetText}, below the ${minimum} GPUs the graph needs at its minimum (minEndpoint ${minEndpoint} x (${gpus.prefillGpusPerEngine} prefill + ${gpus.decodeGpusPerEngine} decode GPUs per engine)); raise maxGpuBudget to at least ${minimum}`;
   }
+  if (gpus.initialGpus !== undefined && budget < gpus.initialGpus) {
+    return `is ${budgetText}, below the ${gpus.initialGpus} GPUs the graph starts with at its configured replicas; raise maxGpuBudget to at least ${gpus.initialGpus} or start with fewer replicas`;
+  }
+  return undefined;
 }
 
 /** Checks a planner that runs inside a graph (a DGD). */

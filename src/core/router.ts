@@ -1,5 +1,5 @@
 import { checkBoolean, checkInteger, checkKnownKeys, checkNumber, join, optionKeys } from './checks';
-import { Diagnostics } from './errors';
+import { Diagnostics, show } from './errors';
 
 /** How the frontend picks a worker for each request. */
 export type RouterMode = 'kv' | 'round-robin' | 'random';
@@ -128,7 +128,7 @@ export class Router {
         if (o[key] !== undefined) {
           d.error(
             join(path, key),
-            `only applies when the router predicts cache state without KV events; got ${o[key]} with kvEvents on. Set kvEvents: false, or remove ${key}`,
+            `only applies when the router predicts cache state without KV events; got ${show(o[key])} with kvEvents on. Set kvEvents: false, or remove ${key}`,
             'option-conflict',
           );
         }

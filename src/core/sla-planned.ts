@@ -19,7 +19,8 @@ import { Diagnostics, show, validate, ValidationWarning } from './errors';
 import { IModelCache } from './graph';
 import { ComputeResources, KubeObject, NameRef, nameOf } from './k8s';
 import { checkObservability, ObservabilityOptions, ObservedGraph, renderObservability } from './observability';
-import { checkPlannerBudget, checkPlannerOptions, PlannerOptions } from './planner';
+import { checkPlannerOptions, PlannerOptions } from './planner';
+import { checkRequestManifest, reportFindings } from './rules';
 import { checkResources, renderResources } from './service';
 import { prune } from './util';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
@@ -208,7 +209,8 @@ const PLANNER_NOT_IN_REQUEST: Partial<Record<keyof PlannerOptions, string>> = {
 
 export function checkSla(d: Diagnostics, path: string, sla: unknown): sla is Sla {
   if (!isPlainObject(sla)) {
-    d.error(path, `is required: { isl, osl, ttftMs, itlMs }, got ${show(sla)}`, sla === undefined ? 'required' : 'value-type');
+    if (sla === undefined) d.error(path, 'is required: { isl, osl, ttftMs, itlMs }', 'required');
+    else d.error(path, `must be { isl, osl, ttftMs, itlMs }, got ${show(sla)}`, 'value-type');
     return false;
   }
   checkKnownKeys(d, path, sla, SLA_KEYS);
@@ -225,6 +227,11 @@ export function checkSla(d: Diagnostics, path: string, sla: unknown): sla is Sla
 
 /** Checks every option of an SLA-planned deployment; returns the release when supported. */
 export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions): DynamoRelease | undefined {
+  if (!isPlainObject(o)) {
+    if (o === undefined) d.error('(options)', 'are required: { model, backend, sla, ... }', 'required');
+    else d.error('(options)', `must be an object of SlaPlannedDeployment options, got ${show(o)}`, 'value-type');
+    return undefined;
+  }
   checkKnownKeys(d, '', o, SLA_PLANNED_KEYS);
   checkDnsSubdomain(d, 'name', name, '; pass `name` to choose the request name');
   if (namespace !== undefined) checkDnsLabel(d, 'namespace', namespace);
@@ -310,11 +317,6 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
   checkStringMap(d, 'annotations', o.annotations);
   if (isPlainObject(o.sla)) checkObservability(d, 'observability', o.observability, { ttftMs: o.sla.ttftMs, itlMs: o.sla.itlMs });
 
-  // The budget must hold the smallest disaggregated graph: minEndpoint engines of each role.
-  if (release && isPlainObject(o.planner) && d.errors.length === 0) {
-    const perEngine = isPlainObject(o.hardware) ? ((o.hardware as ProfilingHardware).minGpusPerEngine ?? 1) : 1;
-    checkPlannerBudget(d, 'planner', o.planner, release, { prefillGpusPerEngine: perEngine, decodeGpusPerEngine: perEngine });
-  }
   return release;
 }
 
@@ -390,6 +392,8 @@ export function renderSlaPlanned(
       },
     },
   });
+  // the rules `dynamo-constructs lint` runs, on the rendered request, reported at the options
+  const findings = validate((d) => reportFindings(d, checkRequestManifest(object), (f) => f.option ?? f.field));
   const observability = o.observability ? renderObservability(slaPlannedObservedGraph(name, namespace, o), o.observability) : [];
-  return { object, observability, warnings };
+  return { object, observability, warnings: [...warnings, ...findings] };
 }

@@ -11,7 +11,8 @@ export interface SlaTargets {
 
 export function checkSlaTargets(d: Diagnostics, path: string, sla: unknown): sla is SlaTargets {
   if (!isPlainObject(sla)) {
-    d.error(path, `is required: { ttftMs, itlMs }, got ${show(sla)}`, sla === undefined ? 'required' : 'value-type');
+    if (sla === undefined) d.error(path, 'is required: { ttftMs, itlMs }', 'required');
+    else d.error(path, `must be { ttftMs, itlMs }, got ${show(sla)}`, 'value-type');
     return false;
   }
   checkKnownKeys(d, path, sla, ['ttftMs', 'itlMs', 'isl', 'osl']);

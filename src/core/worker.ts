@@ -192,16 +192,10 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
   const ppOk = checkInteger(d, join(path, 'pipelineParallelSize'), o.pipelineParallelSize, 1);
   const gpusOk = checkInteger(d, join(path, 'gpus'), o.gpus, 1);
   const nodesOk = checkInteger(d, join(path, 'nodeCount'), o.nodeCount, 2, 'an integer >= 2 (one node needs no nodeCount)');
-  if (tpOk && ppOk && gpusOk && o.gpus !== undefined) {
-    const tp = o.tensorParallelSize ?? 1;
-    const pp = o.pipelineParallelSize ?? 1;
-    if (tp * pp > o.gpus) {
-      d.error(join(path, 'gpus'), `is ${o.gpus}, fewer than tensorParallelSize x pipelineParallelSize = ${tp} x ${pp} = ${tp * pp}; give each engine at least ${tp * pp} GPUs`, 'parallelism-gpus');
-    }
-  }
   if (tpOk && ppOk && gpusOk && nodesOk && o.nodeCount !== undefined) {
     const gpus = workerShape(o).gpus;
     if (gpus % o.nodeCount !== 0) {
+      // GPUs are split evenly across the nodes (`resources.limits.gpu` is per pod)
       d.error(join(path, 'nodeCount'), `is ${o.nodeCount}, which does not divide the worker's ${gpus} GPUs evenly; each node runs the same number of GPUs`, 'multinode-gpus');
     }
   }
@@ -271,6 +265,8 @@ export function checkTolerations(d: Diagnostics, path: string, tolerations: unkn
       return;
     }
     checkKnownKeys(d, p, t, ['key', 'operator', 'value', 'effect', 'tolerationSeconds']);
+    checkString(d, join(p, 'key'), t.key);
+    if (t.value !== undefined && typeof t.value !== 'string') d.error(join(p, 'value'), `must be a string, got ${show(t.value)}`, 'value-type');
     checkOneOf(d, join(p, 'operator'), t.operator, ['Exists', 'Equal']);
     checkOneOf(d, join(p, 'effect'), t.effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
     checkInteger(d, join(p, 'tolerationSeconds'), t.tolerationSeconds, 0);
@@ -278,13 +274,6 @@ export function checkTolerations(d: Diagnostics, path: string, tolerations: unkn
   });
 }
 
-const SERVICE_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
-
-export function checkServiceName(d: Diagnostics, path: string, name: unknown): void {
-  if (typeof name !== 'string' || !SERVICE_NAME.test(name) || name.length > 63) {
-    d.error(path, `must start with a letter and contain only letters, digits and '-' (at most 63 characters), got ${show(name)}`, 'name-format');
-  }
-}
 
 function checkOwnedFlags(d: Diagnostics, path: string, owned: Iterable<string>, extra: readonly string[]): void {
   const flags = new Set(owned);

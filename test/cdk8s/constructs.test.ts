@@ -62,7 +62,7 @@ describe('errors', () => {
     new Frontend(graph, 'Frontend');
     new PrefillWorker(graph, 'VllmPrefillWorker');
     const e = caught(() => Testing.synth(c));
-    expect(e.issues.map((i) => i.message)).toEqual(['is disaggregated but has no DecodeWorker; prefill and decode workers come in pairs']);
+    expect(e.issues.map((i) => i.message)).toEqual(['has prefill workers but no decode worker; prefill and decode workers come in pairs']);
   });
 
   test('a planner in an aggregated graph is an error at synth', () => {
@@ -100,7 +100,7 @@ describe('errors', () => {
       app.synth();
       const lines = write.mock.calls.map((c) => String(c[0]));
       expect(lines).toEqual([
-        'warning: a/agg/Graph: frontend.router.replicaSync: 2 frontend replicas each keep their own view of active blocks; set replicaSync: true so their routing decisions agree (guide 3) [router-replica-sync]\n',
+        'warning: a/agg/Graph: frontend.router.replicaSync: is not set, and 2 frontend replicas each keep their own view of active blocks; add --router-replica-sync (Router.kv({ replicaSync: true })) so their routing decisions agree (guide 3) [router-replica-sync]\n',
       ]);
     } finally {
       write.mockRestore();

@@ -90,7 +90,7 @@ describe('vLLM', () => {
     const r = renderAgg({ model: MODEL, backend: Backend.vllm(), frontend: { router: Router.kv() }, workers: {} });
     expect(flagValue(container(r, 'Frontend').args, '--kv-cache-block-size')).toBe('16');
     expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), frontend: { router: Router.kv({ blockSize: 32 }) }, workers: {} }))).toEqual([
-      'frontend.router.blockSize: is 32, but workers runs block size 16; the router computes prefill cost in the workers\' blocks, so they must match (guide 3)',
+      'frontend.router.blockSize: is 32, but VllmWorker runs block size 16; the router computes prefill cost in the workers\' blocks, so they must match (guide 3)',
     ]);
   });
 
@@ -219,6 +219,8 @@ describe('TensorRT-LLM', () => {
     ).toEqual([
       'workers.engineConfig.tensor_parallel_size: is rendered from the tensorParallelSize option, which sizes GPUs and checks it against the other workers; set tensorParallelSize instead',
       'workers.engineConfig.kv_cache_config.dtype: is rendered from the kvCacheDtype option, which sizes GPUs and checks it against the other workers; set kvCacheDtype instead',
+      // what the override would have run
+      'workers.gpus: is 2, fewer than the 4 GPUs each engine\'s parallelism needs (tensor 4); give each engine at least 4 GPUs',
     ]);
   });
 

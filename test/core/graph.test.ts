@@ -21,12 +21,13 @@ describe('fabric', () => {
     const r = renderDisagg({
       model: MODEL,
       backend: Backend.vllm(),
-      fabric: Fabric.rdma({ resourceName: 'rdma/ib', deviceCount: 1, ipcLock: false, ucxTls: 'rc,cuda_copy', env: { UCX_IB_GID_INDEX: '3', UCX_RNDV_THRESH: '8192' } }),
+      fabric: Fabric.rdma({ resourceName: 'rdma/ib', deviceCount: 1, ucxTls: 'rc,cuda_copy', env: { UCX_IB_GID_INDEX: '3', UCX_RNDV_THRESH: '8192' } }),
       prefill: { tensorParallelSize: 4 },
       decode: {},
     });
     expect(container(r, 'VllmPrefillWorker').resources.limits).toEqual({ 'rdma/ib': '1' });
-    expect(container(r, 'VllmPrefillWorker').securityContext).toBeUndefined();
+    // IPC_LOCK always comes with the device: NIXL cannot register memory without it
+    expect(container(r, 'VllmPrefillWorker').securityContext).toEqual({ capabilities: { add: ['IPC_LOCK'] } });
     expect(services(r).VllmPrefillWorker.envs.filter((e: any) => e.name.startsWith('UCX_'))).toEqual([
       { name: 'UCX_TLS', value: 'rc,cuda_copy' },
       { name: 'UCX_RNDV_SCHEME', value: 'get_zcopy' },
@@ -208,8 +209,9 @@ describe('validation', () => {
       'prefill.tensorParallelSize: must be a positive integer, got 0',
       'prefill.maxNumSeqs: must be a positive integer, got 2.5',
       'decode.replicas: must be a whole number >= 0, got 1.5',
-      'decode.gpus: is 2, fewer than tensorParallelSize x pipelineParallelSize = 4 x 1 = 4; give each engine at least 4 GPUs',
       'decode.sharedMemory: must be a Kubernetes quantity such as "16Gi" or "500m", got "lots"',
+      // found by the rules on a draft of the graph, in the same error
+      'decode.gpus: is 2, fewer than the 4 GPUs each engine\'s parallelism needs (tensor 4); give each engine at least 4 GPUs',
     ]);
   });
 
@@ -217,7 +219,7 @@ describe('validation', () => {
     const issues = issuesOf(() => renderDisagg({ backend: Backend.vllm(), prefill: { replica: 2 }, workers: {} } as any));
     expect(issues).toEqual([
       'workers: is not a known option; known options are model, backend, dynamoVersion, servedModelName, image, imagePullPolicy, imagePullSecrets, hfTokenSecret, modelCache, fabric, env, trustRemoteCode, podInfoEnv, labels, annotations',
-      'model: must be a non-empty string, got undefined',
+      'model: is required: a non-empty string',
       'prefill.replica: is not a known option; known options are replicas, tensorParallelSize, pipelineParallelSize, gpus, nodeCount, maxNumSeqs, maxModelLen, kvCacheDtype, blockSize, sharedMemory, extraArgs, env, resources, serviceName, podInfoEnv, nodeSelector, tolerations, engineConfig',
       'decode: is required: the decode worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }',
     ]);
@@ -253,8 +255,8 @@ describe('validation', () => {
     ).toEqual([
       'frontend.router.ttlSeconds: only applies when the router predicts cache state without KV events; got 30 with kvEvents on. Set kvEvents: false, or remove ttlSeconds',
       'prefill.engineConfig: applies only to Backend.trtllm(); a vllm worker takes engine flags in extraArgs',
-      'frontend.router.blockSize: is 16, but prefill runs block size 32; the router computes prefill cost in the workers\' blocks, so they must match (guide 3)',
-      'decode.kvCacheDtype: differs between prefill and decode workers (fp8 vs auto); the KV cache is transferred as is, so both must use one dtype',
+      'frontend.router.blockSize: is 16, but VllmPrefillWorker runs block size 32; the router computes prefill cost in the workers\' blocks, so they must match (guide 3)',
+      'decode.kvCacheDtype: is auto on VllmDecodeWorker but fp8 on VllmPrefillWorker; the KV cache is transferred as is, so prefill and decode must use one dtype',
     ]);
     expect(
       issuesOf(() => renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.rdma(), prefill: {}, decode: { blockSize: 64 } })),
@@ -286,12 +288,12 @@ describe('validation', () => {
     expect(
       issuesOf(() => renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.rdma(), prefill: {}, decode: {} }, name)),
     ).toEqual([
-      'prefill: names pods with 52 characters: graph name "a-rather-long-deployment-name-of-32" (35) + service "vllmprefillworker" (17); Grove allows 45. Shorten the graph name or the service name (serviceName)',
-      'decode: names pods with 51 characters: graph name "a-rather-long-deployment-name-of-32" (35) + service "vllmdecodeworker" (16); Grove allows 45. Shorten the graph name or the service name (serviceName)',
+      'prefill: names pods with 52 characters: graph name "a-rather-long-deployment-name-of-32" (35) + service "vllmprefillworker" (17); Grove allows 45. Shorten the graph name or the service name',
+      'decode: names pods with 51 characters: graph name "a-rather-long-deployment-name-of-32" (35) + service "vllmdecodeworker" (16); Grove allows 45. Shorten the graph name or the service name',
     ]);
     expect(() => renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.rdma(), prefill: { serviceName: 'prefill' }, decode: { serviceName: 'decode' } }, name)).not.toThrow();
     expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.sglang(), workers: { tensorParallelSize: 16, nodeCount: 2, serviceName: 'decode-pool' } }, 'llama-3-70b-instruct'))).toEqual([
-      'workers.serviceName: names pods with 46 characters: graph name "llama-3-70b-instruct" (20) + service "decode-pool" (11) + "decode-pool-ldr" (15) of this multinode worker; Grove allows 45. Shorten the graph name or the service name (serviceName)',
+      'workers: names pods with 46 characters: graph name "llama-3-70b-instruct" (20) + service "decode-pool" (11) + "decode-pool-ldr" (15) of this multinode worker; Grove allows 45. Shorten the graph name or the service name',
     ]);
   });
 

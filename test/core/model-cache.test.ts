@@ -50,7 +50,7 @@ describe('robustness: bad input is a DynamoValidationError, never a TypeError', 
 
   test('no options at all', () => {
     expect(issuesOf(() => renderGraph(disaggregatedGraphSpec('g', undefined, undefined as any)))).toEqual([
-      'model: must be a non-empty string, got undefined',
+      'model: is required: a non-empty string',
       'backend: is required: Backend.vllm(), Backend.sglang() or Backend.trtllm()',
       'prefill: is required: the prefill worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }',
       'decode: is required: the decode worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }',

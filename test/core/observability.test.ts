@@ -84,7 +84,7 @@ test('the serving dashboard draws the SLA targets as thresholds on the TTFT and 
 });
 
 test('dashboard options are checked', () => {
-  expect(issues(() => Dashboards.serving({} as any))).toEqual(['sla: is required: { ttftMs, itlMs }, got undefined']);
+  expect(issues(() => Dashboards.serving({} as any))).toEqual(['sla: is required: { ttftMs, itlMs }']);
   expect(issues(() => Dashboards.planner({ uid: 'has spaces', sla: { ttftMs: 0, itlMs: 1 } }))).toEqual([
     'uid: must be at most 40 letters, digits, \'-\' or \'_\' (Grafana\'s limit), got "has spaces"',
     'sla.ttftMs: must be a number > 0, got 0',

@@ -144,7 +144,7 @@ describe('validation', () => {
     expect(run.status).toBe(1);
     const seen = JSON.parse(run.stdout);
     expect(seen.kubeRegistrations).toBe(0);
-    expect(seen.rejections).toEqual([expect.stringMatching(/^DynamoValidationError: 1 invalid option:\n  - services: is disaggregated but has no DecodeWorker/)]);
+    expect(seen.rejections).toEqual([expect.stringMatching(/^DynamoValidationError: 1 invalid option:\n  - services: has prefill workers but no decode worker/)]);
   }, 60_000);
 
   test('a component added after the graph rendered is refused', async () => {
@@ -163,8 +163,8 @@ describe('validation', () => {
       const graph = new DisaggregatedDeployment('tcp', { model: 'm', backend: Backend.vllm(), prefill: {}, decode: {} }).graph;
       await graph.rendered;
       const messages = warn.mock.calls.map((c) => String(c[0]));
-      expect(messages.some((m) => m.startsWith('storageClassName: a ReadWriteMany claim without storageClassName'))).toBe(true);
-      expect(messages.some((m) => m.startsWith('fabric: is not set: disaggregated KV cache transfer falls back to TCP'))).toBe(true);
+      expect(messages.some((m) => m.startsWith('storageClassName: is not set on a ReadWriteMany claim'))).toBe(true);
+      expect(messages.some((m) => m.startsWith('fabric: has no RDMA or EFA on a disaggregated graph: KV cache transfer falls back to TCP'))).toBe(true);
       expect(() => new ModelCache('rwx-strict', { size: '1Gi', strict: true })).toThrow(DynamoValidationError);
     } finally {
       warn.mockClear();

@@ -45,7 +45,7 @@ describe('CRD schema oracle', () => {
   test('rejects duplicate keys of a list-map (container env)', () => {
     const g: any = valid();
     g.spec.services.Frontend.extraPodSpec.mainContainer.env.push({ name: 'A', value: '2' });
-    expect(crdErrors(g).join('\n')).toMatch(/duplicate entry for list-map key name/);
+    expect(crdErrors(g).join('\n')).toMatch(/env: has a second entry with name "A"; list keys must be unique/);
   });
 
   test('checks the CEL rule on created PVCs', () => {

@@ -1,0 +1,197 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import type { ValidateFunction } from 'ajv';
+import * as YAML from 'yaml';
+
+/**
+ * Validates custom resources against their CRD's `openAPIV3Schema` the way the
+ * API server does: unknown fields refused (structural schemas), int-or-string
+ * honoured, list-map keys unique, and the CEL rules of Dynamo's CRDs checked.
+ */
+
+type Schema = Record<string, any>;
+
+/** The schemas of one CRD, by version. */
+export interface CrdSchemas {
+  readonly group: string;
+  readonly kind: string;
+  readonly versions: Readonly<Record<string, Schema>>;
+}
+
+function isCrd(doc: any): boolean {
+  return doc?.kind === 'CustomResourceDefinition' && typeof doc?.spec?.group === 'string' && Array.isArray(doc?.spec?.versions);
+}
+
+/** The schemas of a CustomResourceDefinition document. */
+export function crdSchemas(doc: any): CrdSchemas {
+  const versions: Record<string, Schema> = {};
+  for (const v of doc.spec.versions) {
+    if (v?.schema?.openAPIV3Schema) versions[v.name] = v.schema.openAPIV3Schema;
+  }
+  return { group: doc.spec.group, kind: doc.spec.names.kind, versions };
+}
+
+/** Reads every CRD in `file` (YAML or JSON, one or many documents), or in the files of a directory. */
+export function loadCrds(file: string): CrdSchemas[] {
+  const stat = fs.statSync(file);
+  if (stat.isDirectory()) {
+    return fs
+      .readdirSync(file)
+      .filter((f) => /\.(ya?ml|json)$/.test(f))
+      .sort()
+      .flatMap((f) => loadCrds(path.join(file, f)));
+  }
+  const text = fs.readFileSync(file, 'utf8');
+  const docs: unknown[] = file.endsWith('.json') ? [JSON.parse(text)].flat() : YAML.parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: -1 }));
+  return docs.flatMap((d: any) => (isCrd(d) ? [crdSchemas(d)] : d?.kind === 'List' && Array.isArray(d.items) ? d.items.filter(isCrd).map(crdSchemas) : []));
+}
+
+/** Turns a Kubernetes structural schema into a JSON schema ajv enforces. */
+export function structural(schema: Schema): Schema {
+  if (Array.isArray(schema)) return schema.map(structural) as any;
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k.startsWith('x-kubernetes-')) continue;
+    if (k === 'properties') {
+      out.properties = Object.fromEntries(Object.entries(v as Schema).map(([pk, pv]) => [pk, structural(pv)]));
+    } else if (k === 'items' || k === 'additionalProperties' || k === 'not') {
+      out[k] = typeof v === 'object' ? structural(v) : v;
+    } else if (k === 'anyOf' || k === 'allOf' || k === 'oneOf') {
+      out[k] = (v as Schema[]).map(structural);
+    } else {
+      out[k] = v;
+    }
+  }
+  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
+  const embedded = schema['x-kubernetes-embedded-resource'] === true;
+  if (schema['x-kubernetes-int-or-string'] === true && !schema.anyOf) {
+    delete out.type;
+    out.anyOf = [{ type: 'integer' }, { type: 'string' }];
+  }
+  if (schema.type === 'object' && !preserve && schema.additionalProperties === undefined) {
+    // the API server prunes unknown fields: a manifest that has them does not say what it means
+    out.additionalProperties = false;
+    if (embedded && out.properties) {
+      out.properties = { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, ...out.properties };
+    }
+  }
+  if (schema.type === 'array' && schema['x-kubernetes-list-type'] === 'map' && Array.isArray(schema['x-kubernetes-list-map-keys'])) {
+    out.uniqueListMapKeys = schema['x-kubernetes-list-map-keys'];
+  }
+  if (schema.type === 'array' && schema['x-kubernetes-list-type'] === 'set') {
+    out.uniqueItems = true;
+  }
+  return out;
+}
+
+/** ObjectMeta is validated by the API server itself, not by the CRD schema. */
+const OBJECT_META: Schema = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    namespace: { type: 'string' },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    annotations: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+};
+
+/** CEL rules of Dynamo's CRDs, evaluated by hand. */
+function celErrors(obj: any): string[] {
+  const errors: string[] = [];
+  if (obj.kind === 'DynamoGraphDeployment' && Array.isArray(obj.spec?.pvcs)) {
+    obj.spec.pvcs.forEach((p: any, i: number) => {
+      if (p?.create === true && !(p.size !== undefined && p.storageClass !== undefined && p.volumeAccessMode !== undefined)) {
+        errors.push(`/spec/pvcs/${i}: When create is true, size, storageClass, and volumeAccessMode are required`);
+      }
+    });
+  }
+  return errors;
+}
+
+/** Validates objects of the kinds of a set of CRDs. */
+export class CrdValidator {
+  private readonly crds = new Map<string, CrdSchemas>();
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private ajv: any;
+
+  /**
+   * @param crds the CRDs to validate against
+   * @param options `strictMetadata`: refuse metadata fields other than name, namespace, labels and annotations
+   */
+  constructor(crds: readonly CrdSchemas[], private readonly options: { readonly strictMetadata?: boolean } = {}) {
+    for (const c of crds) this.crds.set(c.kind, c);
+  }
+
+  /** Whether a CRD of this kind is known. */
+  public knows(kind: unknown): boolean {
+    return typeof kind === 'string' && this.crds.has(kind);
+  }
+
+  /** The versions known for a kind, as `group/version`. */
+  public apiVersions(kind: string): string[] {
+    const c = this.crds.get(kind);
+    return c ? Object.keys(c.versions).map((v) => `${c.group}/${v}`) : [];
+  }
+
+  /**
+   * Schema violations of an object (`/path: message`), or undefined when its
+   * kind or apiVersion is not among the CRDs.
+   */
+  public errors(obj: any): string[] | undefined {
+    const validate = this.validatorFor(obj?.kind, obj?.apiVersion);
+    if (!validate) return undefined;
+    const errors = validate(obj)
+      ? []
+      : (validate.errors ?? []).map((e) => {
+        const extra = (e.params as any)?.additionalProperty;
+        return `${e.instancePath || '/'}: ${e.message}${extra ? ` (${extra})` : ''}`;
+      });
+    return [...errors, ...celErrors(obj)];
+  }
+
+  private validatorFor(kind: unknown, apiVersion: unknown): ValidateFunction | undefined {
+    if (typeof kind !== 'string' || typeof apiVersion !== 'string') return undefined;
+    const key = `${kind}@${apiVersion}`;
+    const cached = this.compiled.get(key);
+    if (cached) return cached;
+    const crd = this.crds.get(kind);
+    const [group, version] = apiVersion.split('/');
+    if (!crd || group !== crd.group || !crd.versions[version]) return undefined;
+    const schema = structural(crd.versions[version]);
+    schema.properties = { ...schema.properties, metadata: this.options.strictMetadata ? { ...OBJECT_META, additionalProperties: false } : OBJECT_META };
+    const validate = this.getAjv().compile(schema) as ValidateFunction;
+    this.compiled.set(key, validate);
+    return validate;
+  }
+
+  private getAjv(): any {
+    if (this.ajv) return this.ajv;
+    // loaded on first use: only validation needs it
+    const Ajv = require('ajv').default;
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    for (const f of ['int32', 'int64', 'date-time', 'byte', 'double', 'float']) ajv.addFormat(f, true);
+    ajv.addKeyword({
+      keyword: 'uniqueListMapKeys',
+      type: 'array',
+      schemaType: 'array',
+      validate: function check(keys: string[], data: any[]) {
+        const seen = new Set<string>();
+        for (const item of data) {
+          const key = JSON.stringify(keys.map((k) => item?.[k]));
+          if (seen.has(key)) {
+            const value = keys.map((k, i) => `${k} ${JSON.stringify(item?.[keys[i]])}`).join(', ');
+            (check as any).errors = [{ keyword: 'uniqueListMapKeys', message: `has a second entry with ${value}; list keys must be unique`, params: {} }];
+            return false;
+          }
+          seen.add(key);
+        }
+        return true;
+      },
+      errors: true,
+    });
+    this.ajv = ajv;
+    return ajv;
+  }
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+import * as fs from 'fs';
+import * as path from 'path';
+import { CrdSchemas, CrdValidator, loadCrds } from './crd-schema';
+import { formatJson, formatText, lintSources, LintSource } from './lint';
+
+/** The Dynamo CRD schemas bundled at build time, next to this file. */
+export const BUNDLED_CRDS = path.join(__dirname, 'dynamo-crds.json');
+
+const USAGE = `Usage: dynamo-constructs lint [options] <file|directory|->...
+
+Checks Dynamo manifests (DynamoGraphDeployment, DynamoGraphDeploymentRequest and
+the objects deployed with them) against the Dynamo CRD schemas and the rules
+dynamo-constructs applies to the deployments it generates.
+
+Options:
+  --strict          report warnings as errors
+  --format <fmt>    text (default: one line per finding) or json
+  --crds <path>     CRD file or directory to validate against (repeatable);
+                    default: the Dynamo CRDs bundled with this package
+  -h, --help        show this help
+
+Directories are searched for *.yaml and *.yml files; - reads standard input.
+Exit status: 0 when no errors (warnings allowed), 1 on errors, 2 on usage errors.
+`;
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly stdin: () => string;
+}
+
+class UsageError extends Error {}
+
+interface Args {
+  readonly files: string[];
+  readonly strict: boolean;
+  readonly format: 'text' | 'json';
+  readonly crds: string[];
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const files: string[] = [];
+  const crds: string[] = [];
+  let strict = false;
+  let format: 'text' | 'json' = 'text';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${a.split('=')[0]} needs a value`);
+      return v;
+    };
+    if (a === '--strict') strict = true;
+    else if (a === '--format' || a.startsWith('--format=')) {
+      const f = value();
+      if (f !== 'text' && f !== 'json') throw new UsageError(`--format must be text or json, got ${JSON.stringify(f)}`);
+      format = f;
+    } else if (a === '--crds' || a.startsWith('--crds=')) crds.push(value());
+    else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
+    else files.push(a);
+  }
+  if (files.length === 0) throw new UsageError('no files given');
+  return { files, strict, format, crds };
+}
+
+function yamlFilesIn(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) return e.name === 'node_modules' || e.name.startsWith('.') ? [] : yamlFilesIn(p);
+      return /\.ya?ml$/.test(e.name) ? [p] : [];
+    });
+}
+
+function readSources(files: readonly string[], io: CliIo): LintSource[] {
+  return files.flatMap((f): LintSource[] => {
+    if (f === '-') return [{ file: '<stdin>', text: io.stdin() }];
+    if (!fs.existsSync(f)) throw new UsageError(`${f}: no such file or directory`);
+    if (fs.statSync(f).isDirectory()) {
+      const found = yamlFilesIn(f);
+      if (found.length === 0) throw new UsageError(`${f}: no *.yaml or *.yml files`);
+      return found.map((file) => ({ file, text: fs.readFileSync(file, 'utf8') }));
+    }
+    return [{ file: f, text: fs.readFileSync(f, 'utf8') }];
+  });
+}
+
+function crdsFrom(paths: readonly string[]): CrdSchemas[] {
+  if (paths.length === 0) {
+    if (!fs.existsSync(BUNDLED_CRDS)) throw new UsageError('this build bundles no Dynamo CRDs; pass them with --crds <file|directory>');
+    return (JSON.parse(fs.readFileSync(BUNDLED_CRDS, 'utf8')) as CrdSchemas[]);
+  }
+  return paths.flatMap((p) => {
+    if (!fs.existsSync(p)) throw new UsageError(`--crds ${p}: no such file or directory`);
+    const found = loadCrds(p);
+    if (found.length === 0) throw new UsageError(`--crds ${p}: no CustomResourceDefinition found`);
+    return found;
+  });
+}
+
+/**
+ * Build step: bundles the CRDs of `source` (a file or directory) with the
+ * compiled command, where it finds them when no --crds is given.
+ */
+export function bundleCrds(source: string): void {
+  const crds = loadCrds(source);
+  if (crds.length === 0) throw new Error(`no CustomResourceDefinition found in ${source}`);
+  fs.writeFileSync(BUNDLED_CRDS, JSON.stringify(crds));
+}
+
+/** Runs the command line; returns the exit status. */
+export function run(argv: readonly string[], io: CliIo): number {
+  if (argv[0] === '-h' || argv[0] === '--help' || argv.length === 0) {
+    (argv.length === 0 ? io.stderr : io.stdout)(USAGE);
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] !== 'lint') {
+    io.stderr(`unknown command ${JSON.stringify(argv[0])}\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    const args = parseArgs(argv.slice(1));
+    const crds = new CrdValidator(crdsFrom(args.crds));
+    const result = lintSources(readSources(args.files, io), { crds, strict: args.strict });
+    io.stdout(args.format === 'json' ? formatJson(result) : formatText(result));
+    if (args.format === 'text') {
+      for (const n of result.notes) io.stderr(`${n.file}: note: ${n.message}\n`);
+      const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+      io.stderr(`${plural(result.errors, 'error')}, ${plural(result.warnings, 'warning')} in ${plural(result.files.length, 'file')}\n`);
+    }
+    return result.errors > 0 ? 1 : 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`dynamo-constructs lint: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (require.main === module) {
+  process.exitCode = run(process.argv.slice(2), {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    stdin: () => fs.readFileSync(0, 'utf8'),
+  });
+}

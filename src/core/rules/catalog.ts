@@ -1,0 +1,83 @@
+/**
+ * Every rule the library and `dynamo-constructs lint` check, by id. A rule has
+ * one severity: errors stop synthesis (and fail lint); warnings are reported
+ * and become errors in strict mode.
+ */
+
+export type Severity = 'error' | 'warning';
+
+export interface RuleInfo {
+  readonly severity: Severity;
+  /** What the rule catches, in a few words. */
+  readonly catches: string;
+  /** How to fix what it finds. */
+  readonly fix: string;
+}
+
+export const RULES = {
+  // Options and values
+  'required': { severity: 'error', catches: 'a required option or field is missing', fix: 'set it; the message gives an example' },
+  'unknown-option': { severity: 'error', catches: 'an option the library does not know (usually a typo)', fix: 'use one of the options the message lists' },
+  'value-type': { severity: 'error', catches: 'a value of the wrong type', fix: 'give the type the message names' },
+  'value-range': {
+    severity: 'error',
+    catches: 'a number out of range: replicas < 0, GPUs, TP or PP < 1, thresholds outside [0, 1], a negative temperature, a block size the engine refuses',
+    fix: 'use a value in the range the message gives',
+  },
+  'value-format': { severity: 'error', catches: 'a string in the wrong format (URL, duration, resource name, empty argument)', fix: 'use the format the message gives' },
+  'quantity-format': { severity: 'error', catches: 'a Kubernetes quantity that does not parse', fix: 'write it like "16Gi", "100Gi" or "500m"' },
+  'option-conflict': { severity: 'error', catches: 'options that contradict each other, or an extra flag that repeats one the library renders', fix: 'keep one of them; set the option rather than the raw flag' },
+  'name-format': { severity: 'error', catches: 'a name the API server or the operator refuses (graph, service, claim, namespace)', fix: 'lowercase DNS label for objects; a letter followed by letters, digits and "-" for services' },
+  'name-length': { severity: 'error', catches: 'graph name + service name longer than the 45 characters Grove allows in pod names', fix: 'shorten the graph or the service name' },
+  'duplicate-service': { severity: 'error', catches: 'two services with one name', fix: 'give each service its own serviceName' },
+  'too-many-services': { severity: 'error', catches: 'more than 25 services in one graph (CRD limit)', fix: 'split the graph' },
+  'graph-structure': {
+    severity: 'error',
+    catches: 'a graph without workers, aggregated workers mixed with prefill/decode ones, prefill without decode (or the reverse), two frontends or two planners, a planner in an aggregated graph',
+    fix: 'one frontend, and either aggregated workers or a prefill and a decode pool',
+  },
+  'role-flags': { severity: 'error', catches: 'a worker whose role flags (--is-prefill-worker, --disaggregation-mode) contradict its subComponentType', fix: 'make the flag and subComponentType name the same role' },
+  'block-size-mismatch': { severity: 'error', catches: 'workers with different KV block sizes, or a KV router announcing a block size the workers do not use', fix: 'use one block size for every worker and the router' },
+  'kv-dtype-mismatch': { severity: 'error', catches: 'prefill and decode workers with different KV cache dtypes', fix: 'use one kvCacheDtype (--kv-cache-dtype) for both' },
+  'parallelism-gpus': { severity: 'error', catches: 'tensor x pipeline parallel size larger than the GPUs of an engine', fix: 'give the worker tensorParallelSize x pipelineParallelSize GPUs' },
+  'multinode-gpus': { severity: 'error', catches: 'a multinode worker whose node count does not fit its GPUs (uneven split, or an engine that fits on one node)', fix: 'make nodeCount divide the GPUs, or drop nodeCount' },
+  'rdma-without-ipc-lock': { severity: 'error', catches: 'an RDMA or EFA device request without the IPC_LOCK capability (NIXL cannot register memory)', fix: 'add IPC_LOCK to the main container (Fabric.rdma() and Fabric.efa() do)' },
+  'fabric-without-device': { severity: 'error', catches: 'IPC_LOCK, RDMA UCX transports or EFA libfabric settings on a pod without an RDMA/EFA device request', fix: 'request the device (Fabric.rdma(), Fabric.efa()), or remove the capability and the environment' },
+  'fabric-mismatch': { severity: 'error', catches: 'prefill and decode workers on different fabrics (RDMA, EFA, TCP)', fix: 'give both the same fabric' },
+  'duplicate-env': { severity: 'error', catches: 'one environment variable listed twice in the same list (the webhook refuses it)', fix: 'keep one entry' },
+  'literal-secret': { severity: 'error', catches: 'a token written into the manifest (hf_..., nvapi-..., a literal HF_TOKEN)', fix: 'reference a Secret: hfTokenSecret / envFromSecret, or EnvValue.fromSecret (secretKeyRef)' },
+  'planner-budget': { severity: 'error', catches: "a planner GPU budget below what the graph needs at the planner's minimum or starts with", fix: 'raise maxGpuBudget (--max-gpu-budget), or start with fewer replicas' },
+  'pvc-reference': { severity: 'error', catches: 'a volume mount naming a claim the graph does not list in spec.pvcs', fix: 'add the claim to spec.pvcs, or fix the mount name' },
+  'image-unavailable': { severity: 'error', catches: 'a default image that does not exist for this release and CUDA variant', fix: 'pick another CUDA variant or release, or pass image' },
+  'aic-unsupported': { severity: 'error', catches: 'an AIConfigurator system, backend or version without support data', fix: 'use a combination the message lists, or profile without aiConfigurator' },
+  'unknown-version': { severity: 'error', catches: 'a Dynamo release the library has no table for', fix: 'use a release the message lists (dynamoVersion)' },
+  'sla-drift': { severity: 'error', catches: "alerts with SLA targets different from the ones the deployment is planned for", fix: 'leave sla out so alerts follow the planned SLA' },
+  'crd-schema': { severity: 'error', catches: 'a DynamoGraphDeployment or DynamoGraphDeploymentRequest the CRD schema refuses', fix: 'fix the field the message names' },
+  'kubernetes-schema': { severity: 'error', catches: 'a core Kubernetes object that does not validate', fix: 'fix the field the message names' },
+  'yaml-syntax': { severity: 'error', catches: 'a file that is not valid YAML, or a document that is not a Kubernetes object', fix: 'fix the YAML at the position given' },
+
+  // Warnings: legal, probably wrong
+  'disaggregated-tcp': { severity: 'warning', catches: 'disaggregated serving without RDMA or EFA: KV cache over TCP, TTFT ~40x worse (guide 2)', fix: 'Fabric.rdma() or Fabric.efa()' },
+  'efa-shm-transfer': {
+    severity: 'warning',
+    catches: "EFA with libfabric's shm transfer on: a prefill and a decode worker on one node copy KV cache through host memory, ~9x slower (guide 4)",
+    fix: 'FI_EFA_ENABLE_SHM_TRANSFER=0 (Fabric.efa() default), or keep prefill and decode on different nodes',
+  },
+  'fabric-unused': { severity: 'warning', catches: 'an RDMA/EFA fabric on aggregated single-node workers, which transfer no KV cache', fix: 'Fabric.tcp(), or drop the device request' },
+  'small-model-disaggregated': { severity: 'warning', catches: 'a model under 10B parameters served disaggregated; guide 2 measures aggregated serving faster for it', fix: 'serve it with AggregatedDeployment' },
+  'rwx-without-storage-class': { severity: 'warning', catches: 'a ReadWriteMany model cache claim without storageClassName, which stays Pending unless the default class supports RWX', fix: 'set storageClassName to an RWX class (NFS, CephFS, EFS...)' },
+  'planner-replicas': { severity: 'warning', catches: 'replicas set on a worker pool the planner scales; every apply resets the planner', fix: 'leave replicas out' },
+  'no-frontend': { severity: 'warning', catches: 'workers without a frontend: nothing serves the OpenAI API', fix: 'add a Frontend' },
+  'router-replica-sync': { severity: 'warning', catches: 'several KV router replicas without replica sync: each sees only its own requests', fix: 'Router.kv({ replicaSync: true }), or one frontend replica' },
+  'frontend-port': { severity: 'warning', catches: "a frontend port the operator's Service and probes do not use", fix: 'keep port 8000' },
+  'webhook-disabled': { severity: 'warning', catches: "the operator's validating webhook turned off: invalid graphs fail at reconcile, not at apply", fix: 'leave the webhook on' },
+  'prometheus-podmonitors': { severity: 'warning', catches: 'a Prometheus stack that selects only its own PodMonitors: Dynamo metrics are never scraped', fix: 'keep podMonitorSelectorNilUsesHelmValues false' },
+} as const satisfies Record<string, RuleInfo>;
+
+export type RuleId = keyof typeof RULES;
+export type ErrorRuleId = { [K in RuleId]: (typeof RULES)[K]['severity'] extends 'error' ? K : never }[RuleId];
+export type WarningRuleId = { [K in RuleId]: (typeof RULES)[K]['severity'] extends 'warning' ? K : never }[RuleId];
+
+export function severityOf(rule: string): Severity | undefined {
+  return (RULES as Record<string, RuleInfo>)[rule]?.severity;
+}

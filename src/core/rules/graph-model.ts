@@ -1,0 +1,221 @@
+import * as YAML from 'yaml';
+import { isPlainObject } from '../checks';
+import { EnvVar } from '../k8s';
+import { Launch, flagValue, parseLaunch } from './launch';
+
+/**
+ * A DynamoGraphDeployment as the rules read it: its services with what each
+ * runs, with every value located twice, in the manifest (for `lint`) and in
+ * the library's options (for the constructs).
+ */
+
+/** Where a value sits: a field of the service (or of the object) and the option that sets it. */
+export interface Place {
+  /** Manifest field, relative to the service spec (or to the object for graph-level places). */
+  readonly field: string;
+  /**
+   * Option that sets it, relative to the service's options; `graph:`-prefixed
+   * for a graph-level option; `''` for the service's options themselves.
+   */
+  readonly option?: string;
+}
+
+export interface Located<T> extends Place {
+  readonly value: T;
+  /** The value is the engine's default: nothing in the manifest sets it. */
+  readonly defaulted?: boolean;
+}
+
+export type ServiceKind = 'frontend' | 'planner' | 'worker' | 'other';
+export type EngineName = 'vllm' | 'sglang' | 'trtllm' | 'mocker';
+export type ServiceRole = 'prefill' | 'decode' | 'aggregated';
+
+export interface EnvEntry {
+  readonly env: EnvVar;
+  readonly place: Place;
+}
+
+export interface ServiceModel {
+  /** The key under `spec.services`. */
+  readonly name: string;
+  readonly spec: Readonly<Record<string, unknown>>;
+  readonly kind: ServiceKind;
+  /** Workers: prefill, decode (by subComponentType, else by role flags) or aggregated. */
+  readonly role?: ServiceRole;
+  readonly engine?: EngineName;
+  /** `extraPodSpec.mainContainer`. */
+  readonly container: Readonly<Record<string, unknown>>;
+  readonly launch: Launch;
+  /** Whether a command line was found at all (rules about flags need one). */
+  readonly launches: boolean;
+  /** Effective environment: the graph's `envs`, replaced by the service's of the same name. */
+  readonly env: ReadonlyMap<string, EnvEntry>;
+  /** TensorRT-LLM: the engine config file, when its ConfigMap is among the objects. */
+  readonly engineConfig?: Readonly<Record<string, unknown>>;
+}
+
+export interface GraphModel {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly spec: Readonly<Record<string, unknown>>;
+  readonly services: readonly ServiceModel[];
+  /** Other objects given with the graph (ConfigMaps, claims), by `Kind/name`. */
+  readonly objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+}
+
+const ENGINE_MODULES: Record<string, EngineName> = {
+  'dynamo.vllm': 'vllm',
+  'dynamo.sglang': 'sglang',
+  'dynamo.trtllm': 'trtllm',
+  'dynamo.mocker': 'mocker',
+};
+
+const PLANNER_MODULES = new Set(['planner_sla', 'dynamo.planner', 'dynamo.planner.planner_sla']);
+
+function obj(value: unknown): Record<string, unknown> {
+  return isPlainObject(value) ? value : {};
+}
+
+/** A manifest field inside the main container. */
+export const containerField = (field: string) => `extraPodSpec.mainContainer.${field}`;
+/** A flag of the main container's command line. */
+export const argField = (flag: string) => containerField(`args[${flag}]`);
+
+function envList(value: unknown): EnvVar[] {
+  return Array.isArray(value) ? value.filter((e): e is EnvVar => isPlainObject(e) && typeof e.name === 'string') : [];
+}
+
+function kindOf(componentType: unknown, launch: Launch): ServiceKind {
+  const t = typeof componentType === 'string' ? componentType : '';
+  if (t === 'frontend' || launch.module === 'dynamo.frontend') return 'frontend';
+  if (t === 'planner' || (launch.module !== undefined && PLANNER_MODULES.has(launch.module))) return 'planner';
+  if (t === 'worker' || t === 'prefill' || t === 'decode' || (launch.module !== undefined && ENGINE_MODULES[launch.module])) return 'worker';
+  return 'other';
+}
+
+/** The role a worker's flags give it, if any. */
+export function roleFlag(launch: Launch): Located<'prefill' | 'decode'> | undefined {
+  if (launch.flags.has('--is-prefill-worker')) return { value: 'prefill', field: argField('--is-prefill-worker') };
+  if (launch.flags.has('--is-decode-worker')) return { value: 'decode', field: argField('--is-decode-worker') };
+  const mode = launch.flags.get('--disaggregation-mode');
+  if (mode === 'prefill' || mode === 'decode') return { value: mode, field: argField('--disaggregation-mode') };
+  return undefined;
+}
+
+function engineOf(launch: Launch, backendFramework: unknown, kind: ServiceKind): EngineName | undefined {
+  if (launch.module !== undefined && ENGINE_MODULES[launch.module]) return ENGINE_MODULES[launch.module];
+  if (kind === 'worker' && (backendFramework === 'vllm' || backendFramework === 'sglang' || backendFramework === 'trtllm')) return backendFramework;
+  return undefined;
+}
+
+/** Finds the ConfigMap key a file path inside the container comes from. */
+function mountedConfigMap(spec: Record<string, unknown>, container: Record<string, unknown>, file: string): { name: string; key: string } | undefined {
+  const mounts = Array.isArray(container.volumeMounts) ? container.volumeMounts.filter(isPlainObject) : [];
+  const mount = mounts
+    .filter((m) => typeof m.mountPath === 'string' && file.startsWith(`${String(m.mountPath).replace(/\/$/, '')}/`))
+    .sort((a, b) => String(b.mountPath).length - String(a.mountPath).length)[0];
+  if (!mount) return undefined;
+  const volumes = Array.isArray(obj(spec.extraPodSpec).volumes) ? (obj(spec.extraPodSpec).volumes as unknown[]).filter(isPlainObject) : [];
+  const volume = volumes.find((v) => v.name === mount.name);
+  const configMap = obj(volume?.configMap);
+  if (typeof configMap.name !== 'string') return undefined;
+  const relative = typeof mount.subPath === 'string' ? mount.subPath : file.slice(String(mount.mountPath).replace(/\/$/, '').length + 1);
+  const items = Array.isArray(configMap.items) ? configMap.items.filter(isPlainObject) : [];
+  const item = items.find((i) => i.path === relative);
+  return { name: configMap.name, key: typeof item?.key === 'string' ? item.key : relative };
+}
+
+function engineConfigOf(
+  spec: Record<string, unknown>,
+  container: Record<string, unknown>,
+  launch: Launch,
+  objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+): Record<string, unknown> | undefined {
+  const file = flagValue(launch, '--extra-engine-args')?.value;
+  if (typeof file !== 'string') return undefined;
+  const source = mountedConfigMap(spec, container, file);
+  if (!source) return undefined;
+  const data = obj(objects.get(`ConfigMap/${source.name}`)?.data)[source.key];
+  if (typeof data !== 'string') return undefined;
+  try {
+    const parsed: unknown = YAML.parse(data);
+    return isPlainObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Indexes objects by `Kind/name` for the rules that follow references. */
+export function indexObjects(objects: readonly unknown[]): Map<string, Record<string, unknown>> {
+  const index = new Map<string, Record<string, unknown>>();
+  for (const o of objects) {
+    if (!isPlainObject(o) || typeof o.kind !== 'string') continue;
+    const name = obj(o.metadata).name;
+    if (typeof name === 'string') index.set(`${o.kind}/${name}`, o);
+  }
+  return index;
+}
+
+/** Reads a DynamoGraphDeployment (and the ConfigMaps and claims it refers to) into the rules' model. */
+export function graphModel(graph: Readonly<Record<string, unknown>>, objects: ReadonlyMap<string, Readonly<Record<string, unknown>>> = new Map()): GraphModel {
+  const spec = obj(graph.spec);
+  const metadata = obj(graph.metadata);
+  const graphEnv = envList(spec.envs);
+  const services = Object.entries(obj(spec.services)).map(([name, raw]): ServiceModel => {
+    const s = obj(raw);
+    const container = obj(obj(s.extraPodSpec).mainContainer);
+    const launch = parseLaunch(container);
+    const kind = kindOf(s.componentType, launch);
+    const env = new Map<string, EnvEntry>();
+    for (const e of graphEnv) env.set(e.name, { env: e, place: { field: `spec.envs[${e.name}]`, option: `graph:env.${e.name}` } });
+    for (const e of envList(s.envs)) env.set(e.name, { env: e, place: { field: `envs[${e.name}]`, option: `env.${e.name}` } });
+    const engine = engineOf(launch, spec.backendFramework, kind);
+    const sub = s.subComponentType;
+    const role: ServiceRole | undefined =
+      kind !== 'worker'
+        ? undefined
+        : sub === 'prefill' || sub === 'decode'
+          ? sub
+          : s.componentType === 'prefill' || s.componentType === 'decode'
+            ? s.componentType
+            : (roleFlag(launch)?.value ?? 'aggregated');
+    return {
+      name,
+      spec: s,
+      kind,
+      role,
+      engine,
+      container,
+      launch,
+      launches: launch.module !== undefined || launch.flags.size > 0,
+      env,
+      engineConfig: engine === 'trtllm' ? engineConfigOf(s, container, launch, objects) : undefined,
+    };
+  });
+  return {
+    name: typeof metadata.name === 'string' ? metadata.name : '',
+    namespace: typeof metadata.namespace === 'string' ? metadata.namespace : undefined,
+    spec,
+    services,
+    objects,
+  };
+}
+
+export function workers(g: GraphModel): ServiceModel[] {
+  return g.services.filter((s) => s.kind === 'worker');
+}
+
+export function isDisaggregated(g: GraphModel): boolean {
+  const roles = new Set(workers(g).map((w) => w.role));
+  return roles.has('prefill') && roles.has('decode');
+}
+
+/** The value at a dotted path of a plain object. */
+export function at(value: unknown, path: string): unknown {
+  let v: unknown = value;
+  for (const part of path.split('.')) {
+    if (!isPlainObject(v)) return undefined;
+    v = v[part];
+  }
+  return v;
+}

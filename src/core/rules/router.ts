@@ -1,0 +1,80 @@
+import { checkInteger, checkNumber } from '../checks';
+import { FRONTEND_HTTP_PORT } from '../frontend';
+import { Findings } from './findings';
+import { argField, GraphModel, Located, ServiceModel } from './graph-model';
+import { flagValue } from './launch';
+
+/** Frontend settings, each a flag with an environment variable alternative (reference section d). */
+const SETTINGS = {
+  mode: { flags: ['--router-mode'], env: 'DYN_ROUTER_MODE', option: 'router' },
+  blockSize: { flags: ['--kv-cache-block-size'], env: 'DYN_KV_CACHE_BLOCK_SIZE', option: 'router.blockSize' },
+  temperature: { flags: ['--router-temperature'], env: 'DYN_ROUTER_TEMPERATURE', option: 'router.temperature' },
+  overlapScoreWeight: { flags: ['--kv-overlap-score-weight'], env: 'DYN_KV_OVERLAP_SCORE_WEIGHT', option: 'router.overlapScoreWeight' },
+  ttlSeconds: { flags: ['--router-ttl'], env: 'DYN_ROUTER_TTL', option: 'router.ttlSeconds' },
+  maxTreeSize: { flags: ['--router-max-tree-size'], env: 'DYN_ROUTER_MAX_TREE_SIZE', option: 'router.maxTreeSize' },
+  pruneTargetRatio: { flags: ['--router-prune-target-ratio'], env: 'DYN_ROUTER_PRUNE_TARGET_RATIO', option: 'router.pruneTargetRatio' },
+  activeDecodeBlocksThreshold: { flags: ['--active-decode-blocks-threshold'], env: undefined, option: 'router.activeDecodeBlocksThreshold' },
+  activePrefillTokensThreshold: { flags: ['--active-prefill-tokens-threshold'], env: undefined, option: 'router.activePrefillTokensThreshold' },
+  replicaSync: { flags: ['--router-replica-sync'], env: undefined, option: 'router.replicaSync' },
+  httpPort: { flags: ['--http-port'], env: 'DYN_HTTP_PORT', option: 'httpPort' },
+} as const;
+
+export type RouterSetting = keyof typeof SETTINGS;
+
+/** A frontend setting from its flag, else from its environment variable. */
+export function routerSetting(_g: GraphModel, frontend: ServiceModel, key: RouterSetting): Located<string | true> | undefined {
+  const s = SETTINGS[key];
+  const f = flagValue(frontend.launch, ...s.flags);
+  if (f) return { value: f.value, field: argField(f.name), option: s.option };
+  const e = s.env ? frontend.env.get(s.env) : undefined;
+  if (e && typeof e.env.value === 'string') return { value: e.env.value, field: e.place.field, option: s.option };
+  return undefined;
+}
+
+type RangeCheck = (f: Findings, s: ServiceModel, v: Located<string | true>) => void;
+
+const number = (range: { min?: number; max?: number; exclusiveMin?: boolean }): RangeCheck => (f, s, v) =>
+  f.checkNumeric(s, v, (d, path, n) => checkNumber(d, path, n, range));
+const integer = (min: number): RangeCheck => (f, s, v) => f.checkNumeric(s, v, (d, path, n) => checkInteger(d, path, n, min));
+
+/** Value ranges of the router's parameters (guide 3's tables). */
+const RANGES: Partial<Record<RouterSetting, RangeCheck>> = {
+  blockSize: integer(1),
+  temperature: number({ min: 0 }),
+  overlapScoreWeight: number({ min: 0 }),
+  ttlSeconds: number({ min: 0, exclusiveMin: true }),
+  maxTreeSize: integer(1),
+  pruneTargetRatio: number({ min: 0, max: 1, exclusiveMin: true }),
+  activeDecodeBlocksThreshold: number({ min: 0, max: 1 }),
+  activePrefillTokensThreshold: integer(1),
+  httpPort: (f, s, v) => f.checkNumeric(s, v, (d, path, n) => checkNumber(d, path, Number.isInteger(n) ? n : NaN, { min: 1, max: 65535 })),
+};
+
+const MODES = ['round-robin', 'random', 'kv'];
+
+/** The frontend's router: parameters in range, replicas that agree, the port the operator expects. */
+export function routerRules(g: GraphModel, f: Findings): void {
+  for (const s of g.services.filter((x) => x.kind === 'frontend')) {
+    for (const [key, check] of Object.entries(RANGES) as [RouterSetting, RangeCheck][]) {
+      const v = routerSetting(g, s, key);
+      if (v) check(f, s, v);
+    }
+    const mode = routerSetting(g, s, 'mode');
+    if (mode && (typeof mode.value !== 'string' || !MODES.includes(mode.value))) {
+      f.report('value-range', s, mode, `must be one of ${MODES.join(', ')}, got ${mode.value === true ? 'no value' : JSON.stringify(mode.value)}`);
+    }
+    const replicas = typeof s.spec.replicas === 'number' ? s.spec.replicas : 1;
+    if (mode?.value === 'kv' && replicas > 1 && !routerSetting(g, s, 'replicaSync')) {
+      f.report(
+        'router-replica-sync',
+        s,
+        { field: argField('--router-replica-sync'), option: 'router.replicaSync' },
+        `is not set, and ${replicas} frontend replicas each keep their own view of active blocks; add --router-replica-sync (Router.kv({ replicaSync: true })) so their routing decisions agree (guide 3)`,
+      );
+    }
+    const port = routerSetting(g, s, 'httpPort');
+    if (port && Number(port.value) !== FRONTEND_HTTP_PORT && Number.isInteger(Number(port.value))) {
+      f.report('frontend-port', s, port, `is ${port.value}: the Dynamo operator points the frontend Service and probes at port ${FRONTEND_HTTP_PORT}, so they need matching patches`);
+    }
+  }
+}

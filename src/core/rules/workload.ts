@@ -1,0 +1,153 @@
+import { SGLANG } from '../backends/sglang';
+import { TRTLLM } from '../backends/trtllm';
+import { VLLM } from '../backends/vllm';
+import { isPlainObject } from '../checks';
+import { argField, at, Located, ServiceModel } from './graph-model';
+import { flagValue } from './launch';
+
+/**
+ * What a worker runs, read from its flags, its engine config and its
+ * resources: parallelism, GPUs, KV cache layout, model. Each value carries
+ * where it was found and the option that sets it.
+ */
+
+type Raw = string | number | true;
+
+function flag(s: ServiceModel, option: string, ...names: string[]): Located<Raw> | undefined {
+  const f = flagValue(s.launch, ...names);
+  return f ? { value: f.value, field: argField(f.name), option } : undefined;
+}
+
+function engineKey(s: ServiceModel, key: string, option: string): Located<Raw> | undefined {
+  const v = at(s.engineConfig, key);
+  if (typeof v === 'number' || typeof v === 'string') return { value: v, field: `engineConfig.${key}`, option };
+  return undefined;
+}
+
+const TP_FLAGS: Record<string, string[]> = {
+  vllm: ['--tensor-parallel-size', '-tp'],
+  sglang: ['--tp', '--tp-size', '--tensor-parallel-size'],
+  trtllm: ['--tensor-parallel-size', '--tp-size'],
+  mocker: [],
+};
+const PP_FLAGS: Record<string, string[]> = {
+  vllm: ['--pipeline-parallel-size', '-pp'],
+  sglang: ['--pp', '--pp-size', '--pipeline-parallel-size'],
+  trtllm: ['--pipeline-parallel-size', '--pp-size'],
+  mocker: [],
+};
+
+export function tensorParallel(s: ServiceModel): Located<Raw> | undefined {
+  return engineKey(s, 'tensor_parallel_size', 'tensorParallelSize') ?? flag(s, 'tensorParallelSize', ...(TP_FLAGS[s.engine ?? 'mocker'] ?? []));
+}
+
+export function pipelineParallel(s: ServiceModel): Located<Raw> | undefined {
+  return engineKey(s, 'pipeline_parallel_size', 'pipelineParallelSize') ?? flag(s, 'pipelineParallelSize', ...(PP_FLAGS[s.engine ?? 'mocker'] ?? []));
+}
+
+/** vLLM data parallel ranks in one worker (each needs tensor x pipeline GPUs). */
+export function dataParallel(s: ServiceModel): Located<Raw> | undefined {
+  return s.engine === 'vllm' ? flag(s, 'extraArgs', '--data-parallel-size', '-dp') : undefined;
+}
+
+/** GPUs of one worker pod: `resources.limits.gpu` (the operator's default is 1). */
+export function podGpus(s: ServiceModel): Located<Raw> {
+  const resources = s.spec.resources;
+  for (const kind of ['limits', 'requests']) {
+    const v = at(resources, `${kind}.gpu`);
+    if (typeof v === 'string' || typeof v === 'number') return { value: v, field: `resources.${kind}.gpu`, option: 'gpus' };
+  }
+  const main = at(s.container, 'resources.limits');
+  if (isPlainObject(main) && (typeof main['nvidia.com/gpu'] === 'string' || typeof main['nvidia.com/gpu'] === 'number')) {
+    return { value: main['nvidia.com/gpu'], field: 'extraPodSpec.mainContainer.resources.limits[nvidia.com/gpu]', option: 'gpus' };
+  }
+  return { value: 1, field: 'resources.limits.gpu', option: 'gpus', defaulted: true };
+}
+
+/** Nodes one engine spans (`multinode.nodeCount`; 1 without multinode). */
+export function nodeCount(s: ServiceModel): Located<Raw> {
+  const multinode = s.spec.multinode;
+  if (!isPlainObject(multinode)) return { value: 1, field: 'multinode.nodeCount', option: 'nodeCount', defaulted: true };
+  const n = multinode.nodeCount;
+  return typeof n === 'number' || typeof n === 'string'
+    ? { value: n, field: 'multinode.nodeCount', option: 'nodeCount' }
+    : { value: 2, field: 'multinode.nodeCount', option: 'nodeCount', defaulted: true };
+}
+
+/** A positive whole number, or undefined. */
+export function count(v: Located<Raw> | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = typeof v.value === 'number' ? v.value : typeof v.value === 'string' && /^\s*\d+\s*$/.test(v.value) ? Number(v.value) : NaN;
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
+}
+
+/** GPUs one engine uses across its nodes, when they can be read. */
+export function engineGpus(s: ServiceModel): number | undefined {
+  const gpus = count(podGpus(s));
+  const nodes = count(nodeCount(s));
+  return gpus !== undefined && nodes !== undefined ? gpus * nodes : undefined;
+}
+
+/** Worker pods (engines) configured; the operator starts one when unset. */
+export function replicasOf(s: ServiceModel): number {
+  const r = s.spec.replicas;
+  return typeof r === 'number' && Number.isInteger(r) && r >= 0 ? r : 1;
+}
+
+const SGLANG_OWN_DEFAULT_PAGE_SIZE = 1;
+
+/**
+ * The KV block size the engine runs with, explicit or the engine's default;
+ * undefined when it cannot be known (a TensorRT-LLM engine config that is not
+ * among the objects).
+ */
+export function blockSize(s: ServiceModel): Located<Raw> | undefined {
+  switch (s.engine) {
+    case 'vllm':
+      return flag(s, 'blockSize', '--block-size') ?? { value: VLLM.defaultBlockSize!, field: argField('--block-size'), option: 'blockSize', defaulted: true };
+    case 'sglang':
+      return flag(s, 'blockSize', '--page-size') ?? { value: SGLANG_OWN_DEFAULT_PAGE_SIZE, field: argField('--page-size'), option: 'blockSize', defaulted: true };
+    case 'trtllm':
+      if (s.engineConfig) {
+        return engineKey(s, 'kv_cache_config.tokens_per_block', 'blockSize') ?? {
+          value: TRTLLM.defaultBlockSize!,
+          field: 'engineConfig.kv_cache_config.tokens_per_block',
+          option: 'blockSize',
+          defaulted: true,
+        };
+      }
+      return flag(s, 'blockSize', '--kv-block-size');
+    default:
+      return undefined;
+  }
+}
+
+/** TensorRT-LLM: the block size the worker announces to the router (`--kv-block-size`). */
+export function announcedBlockSize(s: ServiceModel): Located<Raw> | undefined {
+  return s.engine === 'trtllm' ? flag(s, 'blockSize', '--kv-block-size') : undefined;
+}
+
+/** The KV cache dtype; `auto` (the model's dtype) when unset. Undefined when it cannot be known. */
+export function kvCacheDtype(s: ServiceModel): Located<Raw> | undefined {
+  if (s.engine === 'vllm' || s.engine === 'sglang') {
+    return flag(s, 'kvCacheDtype', '--kv-cache-dtype') ?? { value: 'auto', field: argField('--kv-cache-dtype'), option: 'kvCacheDtype', defaulted: true };
+  }
+  if (s.engine === 'trtllm' && s.engineConfig) {
+    return engineKey(s, 'kv_cache_config.dtype', 'kvCacheDtype') ?? { value: 'auto', field: 'engineConfig.kv_cache_config.dtype', option: 'kvCacheDtype', defaulted: true };
+  }
+  return undefined;
+}
+
+/** The Hugging Face model a worker serves. */
+export function modelOf(s: ServiceModel): Located<string> | undefined {
+  const f = flag(s, 'graph:model', '--model', '--model-path', '--model-name');
+  return f && typeof f.value === 'string' ? { ...f, value: f.value } : undefined;
+}
+
+/** The block size rules of the engine, for a size read from a manifest. */
+export function blockSizeProblem(s: ServiceModel, size: number): string | undefined {
+  if (s.engine === 'vllm') return VLLM.blockSizeProblem(size);
+  if (s.engine === 'trtllm') return TRTLLM.blockSizeProblem(size);
+  if (s.engine === 'sglang') return SGLANG.blockSizeProblem(size);
+  return undefined;
+}
