@@ -1,7 +1,8 @@
-import { execFileSync } from 'child_process';
+import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { CRD_DIR } from './support/crd';
 
 /**
  * The packed library, installed into fresh projects: a cdk8s user never needs
@@ -34,6 +35,10 @@ beforeAll(() => {
   const pkg = path.join(work, 'pkg');
   fs.mkdirSync(pkg);
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', path.join(pkg, 'lib')], { cwd: root });
+  // the post-compile step of the build: the lint command's CRD schemas
+  execFileSync(process.execPath, ['-e', `require(${JSON.stringify(path.join(pkg, 'lib/cli/main'))}).bundleCrds(${JSON.stringify(CRD_DIR)})`], {
+    env: { ...process.env, NODE_PATH: path.join(root, 'node_modules') },
+  });
   for (const f of ['package.json', 'README.md', 'LICENSE']) fs.copyFileSync(path.join(root, f), path.join(pkg, f));
   const out = execFileSync(npm, ['pack', '--silent'], { cwd: pkg, encoding: 'utf8' }).trim().split('\n').pop()!;
   tarball = path.join(pkg, out);
@@ -69,4 +74,15 @@ test('the core entry loads neither engine', () => {
   const seen = JSON.parse(node(dir, probe('dynamo-constructs')));
   expect(seen).toEqual({ exports: expect.any(Number), cdk8s: false, pulumi: false });
   expect(seen.exports).toBeGreaterThan(20);
+}, 120_000);
+
+test('the dynamo-constructs command lints with the CRDs bundled in the package', () => {
+  const dir = consumer('lint-user', []);
+  const fixtures = path.join(root, 'test/fixtures/lint');
+  const lint = (file: string) => spawnSync(path.join(dir, 'node_modules/.bin/dynamo-constructs'), ['lint', file], { cwd: dir, encoding: 'utf8' });
+  const valid = lint(path.join(fixtures, 'valid/vllm-disagg-rdma.yaml'));
+  expect({ status: valid.status, stdout: valid.stdout, stderr: valid.stderr }).toEqual({ status: 0, stdout: '', stderr: expect.stringContaining('0 errors, 0 warnings in 1 file') });
+  const broken = lint(path.join(fixtures, 'broken/crd-schema.yaml'));
+  expect(broken.status).toBe(1);
+  expect(broken.stdout).toMatch(/\[crd-schema\]$/m);
 }, 120_000);

@@ -21,3 +21,4 @@ export * from './secrets';
 export * from './sla-targets';
 export * from './dashboards';
 export * from './observability';
+export * from './rules';

@@ -14,6 +14,7 @@ import {
   Router,
   SlaPlannedDeployment,
   Worker,
+  WARNING_METADATA,
 } from '../../src/cdk8s';
 import { dgdOf } from '../support/manifests';
 
@@ -101,6 +102,11 @@ describe('errors', () => {
       const lines = write.mock.calls.map((c) => String(c[0]));
       expect(lines).toEqual([
         'warning: a/agg/Graph: frontend.router.replicaSync: is not set, and 2 frontend replicas each keep their own view of active blocks; add --router-replica-sync (Router.kv({ replicaSync: true })) so their routing decisions agree (guide 3) [router-replica-sync]\n',
+      ]);
+      // and recorded on the construct, for tools that read the construct tree
+      const graph = app.node.findAll().find((x) => x.node.path === 'a/agg/Graph')!;
+      expect(graph.node.metadata.filter((m) => m.type === WARNING_METADATA).map((m) => m.data)).toEqual([
+        { path: 'frontend.router.replicaSync', rule: 'router-replica-sync', message: expect.stringMatching(/^is not set, and 2 frontend replicas/) },
       ]);
     } finally {
       write.mockRestore();

@@ -1,0 +1,496 @@
+import {
+  aggregatedGraphSpec,
+  Backend,
+  checkClaimManifest,
+  checkDeployment,
+  checkDynamoPlatform,
+  checkGraphManifest,
+  checkPrometheusStack,
+  disaggregatedGraphSpec,
+  DisaggregatedDeploymentOptions,
+  DynamoValidationError,
+  EnvValue,
+  Fabric,
+  manifestPath,
+  renderGraph,
+  renderModelCachePvc,
+  renderSlaPlanned,
+  Router,
+  RuleId,
+  RULES,
+  validate,
+} from '../../src';
+import { lintSources } from '../../src/cli/lint';
+import { dynamoCrds } from '../support/crd';
+
+/**
+ * Every rule of the catalog, each with a case that breaks it and the closest
+ * case that does not, and the message it gives. The table is typed by rule
+ * id: a rule added to the catalog without a case here does not compile.
+ */
+
+interface Reported {
+  readonly path: string;
+  readonly message: string;
+  readonly rule: string;
+}
+
+interface RuleCase {
+  /** Breaks the rule. */
+  readonly bad: () => Reported[];
+  /** The same, without breaking it. */
+  readonly good: () => Reported[];
+  /** The report `bad` must contain for this rule. */
+  readonly expected: { readonly path: string; readonly message: string | RegExp };
+}
+
+/** What the library reports for options: the errors it throws, or the warnings it returns. */
+function fromOptions(fn: () => unknown): Reported[] {
+  try {
+    const out = fn() as { warnings?: readonly Reported[] } | Reported[] | undefined;
+    if (Array.isArray(out)) return out;
+    return [...(out?.warnings ?? [])];
+  } catch (e) {
+    if (e instanceof DynamoValidationError) return [...e.issues];
+    throw e;
+  }
+}
+
+/** What the rules report for a manifest (paths as `dynamo-constructs lint` prints them). */
+function fromManifest(graph: unknown, objects: unknown[] = []): Reported[] {
+  return checkGraphManifest(graph as Record<string, unknown>, objects).map((f) => ({ path: manifestPath(f), message: f.message, rule: f.rule }));
+}
+
+function fromLint(text: string): Reported[] {
+  return lintSources([{ file: 'f.yaml', text }], { crds: dynamoCrds() }).findings.map((f) => ({ path: f.path, message: f.message, rule: f.rule }));
+}
+
+const MODEL = 'meta-llama/Llama-3.3-70B-Instruct';
+
+const disagg = (o: Partial<DisaggregatedDeploymentOptions> = {}): DisaggregatedDeploymentOptions => ({
+  model: MODEL,
+  backend: Backend.vllm(),
+  fabric: Fabric.rdma(),
+  prefill: { tensorParallelSize: 2 },
+  decode: { tensorParallelSize: 2 },
+  ...o,
+});
+
+const renderDisagg = (o: Partial<DisaggregatedDeploymentOptions> = {}, name = 'llm') => renderGraph(disaggregatedGraphSpec(name, 'ns', disagg(o)));
+
+/** The library's own disaggregated RDMA graph, as plain JSON to edit. */
+function baseGraph(): any {
+  return JSON.parse(JSON.stringify(renderDisagg().graph));
+}
+
+/** A copy of the base graph changed by `edit`. */
+function graphWith(edit: (g: any, s: Record<string, any>) => void): any {
+  const g = baseGraph();
+  edit(g, g.spec.services);
+  return g;
+}
+
+const args = (s: any): string[] => s.extraPodSpec.mainContainer.args;
+function setFlag(s: any, flag: string, value: string): void {
+  const a = args(s);
+  const i = a.indexOf(flag);
+  if (i >= 0) a[i + 1] = value;
+  else a.push(flag, value);
+}
+function dropRdma(s: any): void {
+  delete s.extraPodSpec.mainContainer.resources;
+  delete s.extraPodSpec.mainContainer.securityContext;
+  s.envs = s.envs.filter((e: any) => !e.name.startsWith('UCX_'));
+}
+
+const HF_TOKEN = `hf_${'Ab3'.repeat(12)}`;
+
+const CASES: Record<RuleId, RuleCase> = {
+  'required': {
+    bad: () => fromOptions(() => renderDisagg({ model: undefined as never })),
+    good: () => fromOptions(() => renderDisagg()),
+    expected: { path: 'model', message: 'is required: a non-empty string' },
+  },
+  'unknown-option': {
+    bad: () => fromOptions(() => renderDisagg({ prefill: { replica: 2 } as never })),
+    good: () => fromOptions(() => renderDisagg({ prefill: { replicas: 2, tensorParallelSize: 2 } })),
+    expected: { path: 'prefill.replica', message: /^is not a known option; known options are replicas, tensorParallelSize/ },
+  },
+  'value-type': {
+    bad: () => fromOptions(() => renderDisagg({ backend: 'vllm' as never })),
+    good: () => fromOptions(() => renderDisagg({ backend: Backend.vllm() })),
+    expected: { path: 'backend', message: 'must be Backend.vllm(), Backend.sglang() or Backend.trtllm(), got "vllm"' },
+  },
+  'value-range': {
+    bad: () => fromManifest(graphWith((_g, s) => setFlag(s.VllmPrefillWorker, '--tensor-parallel-size', '0'))),
+    good: () => fromManifest(baseGraph()),
+    expected: { path: 'VllmPrefillWorker.extraPodSpec.mainContainer.args[--tensor-parallel-size]', message: 'must be a positive integer, got 0' },
+  },
+  'value-format': {
+    bad: () => fromOptions(() => renderDisagg({ fabric: Fabric.rdma({ resourceName: 'RDMA devices' }) })),
+    good: () => fromOptions(() => renderDisagg({ fabric: Fabric.rdma({ resourceName: 'rdma/ib' }) })),
+    expected: { path: 'fabric.resourceName', message: 'must be an extended resource name such as "rdma/hca_shared_devices", got "RDMA devices"' },
+  },
+  'quantity-format': {
+    bad: () => fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 2, sharedMemory: 'lots' } })),
+    good: () => fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 2, sharedMemory: '32Gi' } })),
+    expected: { path: 'decode.sharedMemory', message: 'must be a Kubernetes quantity such as "16Gi" or "500m", got "lots"' },
+  },
+  'option-conflict': {
+    bad: () => fromOptions(() => renderDisagg({ image: 'registry/vllm:1', backend: Backend.vllm({ image: 'registry/vllm:2' }) })),
+    good: () => fromOptions(() => renderDisagg({ image: 'registry/vllm:1' })),
+    expected: { path: 'image', message: 'is set, and so is backend\'s image "registry/vllm:2"; set only one' },
+  },
+  'name-format': {
+    bad: () =>
+      fromManifest(
+        graphWith((_g, s) => {
+          s.Vllm_Decode = s.VllmDecodeWorker;
+          delete s.VllmDecodeWorker;
+        }),
+      ),
+    good: () => fromManifest(baseGraph()),
+    expected: { path: 'Vllm_Decode', message: 'must start with a letter and contain only letters, digits and \'-\' (at most 63 characters), got "Vllm_Decode"' },
+  },
+  'name-length': {
+    bad: () => fromManifest(graphWith((g) => (g.metadata.name = 'a-rather-long-deployment-name-of-32'))),
+    good: () => fromManifest(graphWith((g) => (g.metadata.name = 'short'))),
+    expected: {
+      path: 'VllmPrefillWorker',
+      message: 'names pods with 52 characters: graph name "a-rather-long-deployment-name-of-32" (35) + service "vllmprefillworker" (17); Grove allows 45. Shorten the graph name or the service name',
+    },
+  },
+  'duplicate-service': {
+    bad: () => fromOptions(() => renderGraph(aggregatedGraphSpec('llm', 'ns', { model: MODEL, backend: Backend.vllm(), workers: { serviceName: 'Frontend' } }))),
+    good: () => fromOptions(() => renderGraph(aggregatedGraphSpec('llm', 'ns', { model: MODEL, backend: Backend.vllm(), workers: { serviceName: 'Workers' } }))),
+    expected: { path: 'workers', message: 'uses service name "Frontend", already used by frontend; service names must be unique' },
+  },
+  'too-many-services': {
+    bad: () =>
+      fromManifest(
+        graphWith((_g, s) => {
+          for (let i = 0; i < 23; i++) s[`Extra${i}`] = { componentType: 'other' };
+        }),
+      ),
+    good: () =>
+      fromManifest(
+        graphWith((_g, s) => {
+          for (let i = 0; i < 22; i++) s[`Extra${i}`] = { componentType: 'other' };
+        }),
+      ),
+    expected: { path: 'spec.services', message: 'has 26 services; a DynamoGraphDeployment holds at most 25' },
+  },
+  'graph-structure': {
+    bad: () => fromManifest(graphWith((_g, s) => delete s.VllmDecodeWorker)),
+    good: () => fromManifest(baseGraph()),
+    expected: { path: 'spec.services', message: 'has prefill workers but no decode worker; prefill and decode workers come in pairs' },
+  },
+  'role-flags': {
+    bad: () =>
+      fromManifest(
+        graphWith((_g, s) => {
+          const a = args(s.VllmDecodeWorker);
+          a[a.indexOf('--is-decode-worker')] = '--is-prefill-worker';
+        }),
+      ),
+    good: () => fromManifest(baseGraph()),
+    expected: {
+      path: 'VllmDecodeWorker.extraPodSpec.mainContainer.args[--is-prefill-worker]',
+      message: 'makes this a prefill worker, but its subComponentType is decode; the planner would scale it as decode. Make them agree',
+    },
+  },
+  'block-size-mismatch': {
+    bad: () => fromManifest(graphWith((_g, s) => setFlag(s.VllmPrefillWorker, '--block-size', '32'))),
+    good: () =>
+      fromManifest(
+        graphWith((_g, s) => {
+          setFlag(s.VllmPrefillWorker, '--block-size', '32');
+          setFlag(s.VllmDecodeWorker, '--block-size', '32');
+        }),
+      ),
+    expected: {
+      path: 'VllmPrefillWorker.extraPodSpec.mainContainer.args[--block-size]',
+      message: 'is 32, but VllmDecodeWorker runs 16 (the vllm default); all workers of a graph must use one KV block size',
+    },
+  },
+  'kv-dtype-mismatch': {
+    bad: () => fromOptions(() => renderDisagg({ prefill: { tensorParallelSize: 2, kvCacheDtype: 'fp8' } })),
+    good: () => fromOptions(() => renderDisagg({ prefill: { tensorParallelSize: 2, kvCacheDtype: 'fp8' }, decode: { tensorParallelSize: 2, kvCacheDtype: 'fp8' } })),
+    expected: {
+      path: 'decode.kvCacheDtype',
+      message: 'is auto on VllmDecodeWorker but fp8 on VllmPrefillWorker; the KV cache is transferred as is, so prefill and decode must use one dtype',
+    },
+  },
+  'parallelism-gpus': {
+    bad: () => fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 4, gpus: 2 } })),
+    good: () => fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 4, gpus: 4 } })),
+    expected: { path: 'decode.gpus', message: "is 2, fewer than the 4 GPUs each engine's parallelism needs (tensor 4); give each engine at least 4 GPUs" },
+  },
+  'multinode-gpus': {
+    bad: () => fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 8, gpus: 16, nodeCount: 2 } })),
+    good: () => fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 8, pipelineParallelSize: 2, nodeCount: 2 } })),
+    expected: {
+      path: 'decode.nodeCount',
+      message: "is 2, but the engine's 8 parallel ranks (tensor 8) fit on one node's 8 GPUs: the other nodes would sit idle. Drop multinode, or raise the parallelism to use 16 GPUs",
+    },
+  },
+  'rdma-without-ipc-lock': {
+    bad: () =>
+      fromManifest(
+        graphWith((_g, s) => {
+          delete s.VllmPrefillWorker.extraPodSpec.mainContainer.securityContext;
+          delete s.VllmDecodeWorker.extraPodSpec.mainContainer.securityContext;
+        }),
+      ),
+    good: () => fromManifest(baseGraph()),
+    expected: {
+      path: 'VllmPrefillWorker.extraPodSpec.mainContainer.securityContext.capabilities.add',
+      message:
+        'has no IPC_LOCK, but the pod requests rdma/hca_shared_devices: NIXL cannot pin memory for RDMA and KV transfer fails. Add IPC_LOCK to securityContext.capabilities.add (Fabric.rdma() and Fabric.efa() do)',
+    },
+  },
+  'fabric-without-device': {
+    bad: () =>
+      fromManifest(
+        graphWith((_g, s) => {
+          delete s.VllmPrefillWorker.extraPodSpec.mainContainer.resources;
+          delete s.VllmDecodeWorker.extraPodSpec.mainContainer.resources;
+        }),
+      ),
+    good: () => fromManifest(graphWith((_g, s) => [s.VllmPrefillWorker, s.VllmDecodeWorker].forEach(dropRdma))),
+    expected: {
+      path: 'VllmDecodeWorker.envs[UCX_TLS]',
+      message: 'configures an RDMA/EFA transport, but the pod requests no RDMA or EFA device: NIXL finds no device and fails. Request the device (Fabric.rdma(), Fabric.efa()) or remove UCX_TLS',
+    },
+  },
+  'fabric-mismatch': {
+    bad: () => fromManifest(graphWith((_g, s) => dropRdma(s.VllmDecodeWorker))),
+    good: () => fromManifest(baseGraph()),
+    expected: {
+      path: 'VllmDecodeWorker.extraPodSpec.mainContainer.resources',
+      message: 'runs over TCP, but VllmPrefillWorker over RDMA; KV cache moves between them, so both need the same fabric',
+    },
+  },
+  'duplicate-env': {
+    bad: () => fromManifest(graphWith((_g, s) => s.VllmDecodeWorker.envs.push({ name: 'UCX_TLS', value: 'rc' }))),
+    good: () => fromManifest(baseGraph()),
+    expected: { path: 'VllmDecodeWorker.envs[UCX_TLS]', message: "is listed twice; the operator's webhook refuses duplicate names in one list. Keep one entry" },
+  },
+  'literal-secret': {
+    bad: () => fromOptions(() => renderDisagg({ env: { HF_TOKEN } })),
+    good: () => fromOptions(() => renderDisagg({ env: { HF_TOKEN: EnvValue.fromSecret('hf-token-secret', 'HF_TOKEN') } })),
+    expected: {
+      path: 'env.HF_TOKEN',
+      message:
+        'holds a Hugging Face token in plain text: anyone who can read the manifest (or its Git history) has it. Revoke it, and reference a Secret instead: hfTokenSecret / envFromSecret for HF_TOKEN, or EnvValue.fromSecret(name, key) (secretKeyRef)',
+    },
+  },
+  'planner-budget': {
+    bad: () => fromOptions(() => renderDisagg({ planner: { ttftMs: 200, itlMs: 20, maxGpuBudget: 2 } })),
+    good: () => fromOptions(() => renderDisagg({ planner: { ttftMs: 200, itlMs: 20, maxGpuBudget: 4 } })),
+    expected: {
+      path: 'planner.maxGpuBudget',
+      message: 'is 2, below the 4 GPUs the graph needs at its minimum (minEndpoint 1 x (2 prefill + 2 decode GPUs per engine)); raise maxGpuBudget to at least 4',
+    },
+  },
+  'pvc-reference': {
+    bad: () =>
+      fromManifest(
+        graphWith((g, s) => {
+          g.spec.pvcs = [{ name: 'model-cache', create: false }];
+          s.VllmDecodeWorker.volumeMounts = [{ name: 'weights', mountPoint: '/opt/models' }];
+        }),
+      ),
+    good: () =>
+      fromManifest(
+        graphWith((g, s) => {
+          g.spec.pvcs = [{ name: 'model-cache', create: false }];
+          s.VllmDecodeWorker.volumeMounts = [{ name: 'model-cache', mountPoint: '/opt/models' }];
+        }),
+      ),
+    expected: {
+      path: 'VllmDecodeWorker.volumeMounts[0].name',
+      message: 'is "weights", which spec.pvcs does not list (it lists model-cache); the operator mounts only listed claims. Add { name: weights, create: false } to spec.pvcs',
+    },
+  },
+  'image-unavailable': {
+    bad: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.8.1', backend: Backend.vllm({ cuda: 13 }) })),
+    good: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.9.0', backend: Backend.vllm({ cuda: 13 }) })),
+    expected: {
+      path: 'backend',
+      message: 'the default image vllm-runtime:0.8.1-cuda13 fails to launch (known issue in the Dynamo 0.8.1 release notes); use the CUDA 12 image or 0.9.0-cuda13',
+    },
+  },
+  'aic-unsupported': {
+    bad: () => fromOptions(() => renderSlaPlanned('req', 'ns', { ...request(), aiConfigurator: { system: 'tpu_v5', backendVersion: '0.12.0' } })),
+    good: () => fromOptions(() => renderSlaPlanned('req', 'ns', request())),
+    expected: { path: 'aiConfigurator.system', message: /^must be an AIConfigurator GPU system \(.*h200_sxm.*\), got "tpu_v5"$/ },
+  },
+  'unknown-version': {
+    bad: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.5.0' })),
+    good: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.8.1' })),
+    expected: { path: 'dynamoVersion', message: 'Dynamo "0.5.0" is not supported; supported releases are 0.8.x, 0.9.x (e.g. "0.9.0")' },
+  },
+  'sla-drift': {
+    bad: () => fromOptions(() => validate((d) => checkDeployment(d, disaggregatedGraphSpec('llm', 'ns', disagg({ planner: { ttftMs: 200, itlMs: 20 } })), { sla: { ttftMs: 500, itlMs: 20 } }))),
+    good: () => fromOptions(() => validate((d) => checkDeployment(d, disaggregatedGraphSpec('llm', 'ns', disagg({ planner: { ttftMs: 200, itlMs: 20 } })), {}))),
+    expected: { path: 'observability.sla', message: 'is 500 ms TTFT / 20 ms ITL, but the deployment is planned for 200 / 20; leave sla out so alerts follow the planned SLA' },
+  },
+  'crd-schema': {
+    bad: () => fromLint(JSON.stringify(graphWith((_g, s) => (s.VllmDecodeWorker.replicas = -1)))),
+    good: () => fromLint(JSON.stringify(baseGraph())),
+    expected: { path: 'VllmDecodeWorker.replicas', message: 'must be >= 0' },
+  },
+  'kubernetes-schema': {
+    bad: () => fromLint('apiVersion: v1\nkind: Service\nmetadata: { name: s }\nspec:\n  ports: [{ port: "http" }]\n'),
+    good: () => fromLint('apiVersion: v1\nkind: Service\nmetadata: { name: s }\nspec:\n  ports: [{ port: 80 }]\n'),
+    expected: { path: 'Service/s', message: /port/ },
+  },
+  'yaml-syntax': {
+    bad: () => fromLint('apiVersion: v1\nkind: [ConfigMap\n'),
+    good: () => fromLint('apiVersion: v1\nkind: ConfigMap\nmetadata: { name: c }\n'),
+    expected: { path: 'line 3:1', message: /flow sequence/i },
+  },
+  'disaggregated-tcp': {
+    bad: () => fromOptions(() => renderDisagg({ fabric: Fabric.tcp() })),
+    good: () => fromOptions(() => renderDisagg({ fabric: Fabric.rdma() })),
+    expected: { path: 'fabric', message: /^has no RDMA or EFA on a disaggregated graph: KV cache transfer falls back to TCP, TTFT ~40x worse/ },
+  },
+  'efa-shm-transfer': {
+    bad: () => fromOptions(() => renderDisagg({ backend: Backend.sglang(), fabric: Fabric.efa({ shmTransfer: true }) })),
+    good: () => fromOptions(() => renderDisagg({ backend: Backend.sglang(), fabric: Fabric.efa() })),
+    expected: { path: 'fabric.shmTransfer', message: /^is not 0: a prefill and a decode worker on the same node hand KV cache to libfabric's shm provider.*Set FI_EFA_ENABLE_SHM_TRANSFER=0/ },
+  },
+  'fabric-unused': {
+    bad: () => fromOptions(() => renderGraph(aggregatedGraphSpec('llm', 'ns', { model: MODEL, backend: Backend.vllm(), fabric: Fabric.rdma(), workers: {} }))),
+    good: () => fromOptions(() => renderGraph(aggregatedGraphSpec('llm', 'ns', { model: MODEL, backend: Backend.vllm(), fabric: Fabric.tcp(), workers: {} }))),
+    expected: {
+      path: 'fabric',
+      message: 'requests rdma/hca_shared_devices, but an aggregated single-node worker transfers no KV cache: the device request and IPC_LOCK only reserve capacity. Use Fabric.tcp() (no device)',
+    },
+  },
+  'small-model-disaggregated': {
+    bad: () => fromOptions(() => renderDisagg({ model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1' })),
+    good: () => fromOptions(() => renderDisagg({ model: 'Qwen/Qwen3-32B' })),
+    expected: { path: 'model', message: /^is "nvidia\/Llama-3.1-Nemotron-Nano-4B-v1.1" \(~4B parameters\), served disaggregated; below 10B/ },
+  },
+  'rwx-without-storage-class': {
+    bad: () => fromOptions(() => renderModelCachePvc('model-cache', 'ns', { size: '100Gi' })),
+    good: () => fromOptions(() => renderModelCachePvc('model-cache', 'ns', { size: '100Gi', storageClassName: 'nfs' })),
+    expected: { path: 'storageClassName', message: /^is not set on a ReadWriteMany claim: it binds only if the cluster default StorageClass supports RWX/ },
+  },
+  'planner-replicas': {
+    bad: () => fromOptions(() => renderDisagg({ planner: { ttftMs: 200, itlMs: 20, maxGpuBudget: 16 }, prefill: { tensorParallelSize: 2, replicas: 2 } })),
+    good: () => fromOptions(() => renderDisagg({ planner: { ttftMs: 200, itlMs: 20, maxGpuBudget: 16 } })),
+    expected: { path: 'prefill.replicas', message: /^is 2, but the planner scales this pool: every apply \(GitOps sync, pulumi up\) resets it to 2/ },
+  },
+  'no-frontend': {
+    bad: () => fromManifest(graphWith((_g, s) => delete s.Frontend)),
+    good: () => fromManifest(baseGraph()),
+    expected: { path: 'spec.services', message: 'has no frontend: nothing serves the OpenAI API for these workers' },
+  },
+  'router-replica-sync': {
+    bad: () => fromOptions(() => renderDisagg({ frontend: { replicas: 2, router: Router.kv() } })),
+    good: () => fromOptions(() => renderDisagg({ frontend: { replicas: 2, router: Router.kv({ replicaSync: true }) } })),
+    expected: { path: 'frontend.router.replicaSync', message: /^is not set, and 2 frontend replicas each keep their own view of active blocks/ },
+  },
+  'frontend-port': {
+    bad: () => fromOptions(() => renderDisagg({ frontend: { httpPort: 8080 } })),
+    good: () => fromOptions(() => renderDisagg({ frontend: { httpPort: 8000 } })),
+    expected: { path: 'frontend.httpPort', message: 'is 8080: the Dynamo operator points the frontend Service and probes at port 8000, so they need matching patches' },
+  },
+  'webhook-disabled': {
+    bad: () => fromOptions(() => validate((d) => checkDynamoPlatform(d, { webhook: { enabled: false } }))),
+    good: () => fromOptions(() => validate((d) => checkDynamoPlatform(d, { webhook: { enabled: true } }))),
+    expected: { path: 'webhook.enabled', message: 'is false: the operator no longer rejects invalid graphs at kubectl apply; they fail during reconciliation instead' },
+  },
+  'prometheus-podmonitors': {
+    bad: () => fromOptions(() => validate((d) => checkPrometheusStack(d, { values: { prometheus: { prometheusSpec: { podMonitorSelectorNilUsesHelmValues: true } } } }))),
+    good: () => fromOptions(() => validate((d) => checkPrometheusStack(d, {}))),
+    expected: { path: 'values.prometheus.prometheusSpec.podMonitorSelectorNilUsesHelmValues', message: /PodMonitor/ },
+  },
+};
+
+function request() {
+  return {
+    model: MODEL,
+    backend: Backend.vllm(),
+    sla: { isl: 2000, osl: 100, ttftMs: 300, itlMs: 30 },
+    aiConfigurator: { system: 'h200_sxm', backendVersion: '0.12.0' },
+  };
+}
+
+describe.each(Object.entries(CASES))('%s', (rule, c) => {
+  test(`is reported (${RULES[rule as RuleId].severity}) with its message, where it applies`, () => {
+    const found = c.bad().filter((r) => r.rule === rule);
+    expect(found).toContainEqual({ path: c.expected.path, rule, message: typeof c.expected.message === 'string' ? c.expected.message : expect.stringMatching(c.expected.message) });
+  });
+
+  test('is not reported once the problem is fixed', () => {
+    expect(c.good().filter((r) => r.rule === rule)).toEqual([]);
+  });
+});
+
+test('every rule the library reports is in the catalog, with one severity', () => {
+  const seen = Object.values(CASES).flatMap((c) => [...c.bad(), ...c.good()]);
+  for (const r of seen) expect(Object.keys(RULES)).toContain(r.rule);
+});
+
+describe('the rules read manifests as Dynamo writes them', () => {
+  test('a shell command line is split into flags', () => {
+    const g = graphWith((_g, s) => {
+      const c = s.VllmPrefillWorker.extraPodSpec.mainContainer;
+      c.command = ['/bin/sh', '-c'];
+      c.args = [`cd /workspace && python3 -m dynamo.vllm --model ${MODEL} --tensor-parallel-size 4 --is-prefill-worker`];
+    });
+    expect(fromManifest(g).filter((r) => r.rule === 'parallelism-gpus')).toEqual([
+      { path: 'VllmPrefillWorker.resources.limits.gpu', rule: 'parallelism-gpus', message: "is 2, fewer than the 4 GPUs each engine's parallelism needs (tensor 4); give each engine at least 4 GPUs" },
+    ]);
+  });
+
+  test('the KV router switched on by environment (DYN_ROUTER_MODE) is checked like its flags', () => {
+    const g = graphWith((_g, s) => {
+      s.Frontend.envs = [
+        { name: 'DYN_ROUTER_MODE', value: 'kv' },
+        { name: 'DYN_KV_CACHE_BLOCK_SIZE', value: '64' },
+      ];
+    });
+    expect(fromManifest(g).map((r) => `${r.path}: ${r.rule}`)).toEqual(['Frontend.envs[DYN_KV_CACHE_BLOCK_SIZE]: block-size-mismatch']);
+  });
+
+  test('a TensorRT-LLM block size is read from its engine config ConfigMap', () => {
+    const r = renderGraph(
+      disaggregatedGraphSpec('llm', 'ns', { model: MODEL, backend: Backend.trtllm(), fabric: Fabric.rdma(), frontend: { router: Router.kv({ blockSize: 32 }) }, prefill: {}, decode: {} }),
+    );
+    const [prefillConfig, decodeConfig] = JSON.parse(JSON.stringify(r.configMaps));
+    expect(fromManifest(r.graph, [prefillConfig, decodeConfig])).toEqual([]);
+    decodeConfig.data['engine.yaml'] += 'kv_cache_config:\n  tokens_per_block: 64\n';
+    expect(fromManifest(r.graph, [prefillConfig, decodeConfig]).map((x) => `${x.path}: ${x.rule}`)).toEqual([
+      'decode.engineConfig.kv_cache_config.tokens_per_block: block-size-mismatch',
+      'Frontend.extraPodSpec.mainContainer.args[--kv-cache-block-size]: block-size-mismatch',
+    ]);
+  });
+
+  test('a claim without ReadWriteMany needs no storage class', () => {
+    const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    expect(checkClaimManifest(claim)).toEqual([]);
+  });
+});
+
+describe('every problem at once', () => {
+  test('option errors and what the rules find on a draft of the graph come in one error', () => {
+    expect(
+      fromOptions(() => renderDisagg({ prefill: { tensorParallelSize: 2, replicas: -1 }, decode: { tensorParallelSize: 4, gpus: 2 } })).map((i) => `${i.path} [${i.rule}]`),
+    ).toEqual(['prefill.replicas [value-range]', 'decode.gpus [parallelism-gpus]']);
+  });
+});
+
+test('the README lists every rule with its severity, what it catches and its fix, as the catalog does', () => {
+  const readme = require('fs').readFileSync(require('path').join(__dirname, '../../README.md'), 'utf8') as string;
+  const unescape = (cell: string) => cell.trim().replace(/\\\|/g, '|');
+  const rows = readme
+    .split('\n')
+    .filter((l) => /^\| `[a-z-]+` \| (error|warning) \|/.test(l))
+    .map((l) => l.slice(1, -1).split(/(?<!\\)\|/).map(unescape));
+  expect(rows).toEqual(Object.entries(RULES).map(([id, r]) => [`\`${id}\``, r.severity, r.catches, r.fix]));
+});
