@@ -389,6 +389,21 @@ const CASES: Record<RuleId, RuleCase> = {
     good: () => fromManifest(baseGraph()),
     expected: { path: 'spec.services', message: 'has no frontend: nothing serves the OpenAI API for these workers' },
   },
+  'kv-events-missing': {
+    bad: () =>
+      fromManifest(
+        graphWith((_g, s) => {
+          s.Frontend.envs = [{ name: 'DYN_ROUTER_MODE', value: 'kv' }];
+          args(s.VllmPrefillWorker).push('--kv-events-config', '{"enable_kv_cache_events":false}');
+        }),
+      ),
+    // vLLM publishes by default in Dynamo 0.8/0.9
+    good: () => fromManifest(graphWith((_g, s) => (s.Frontend.envs = [{ name: 'DYN_ROUTER_MODE', value: 'kv' }]))),
+    expected: {
+      path: 'VllmPrefillWorker.extraPodSpec.mainContainer.args[--kv-events-config]',
+      message: /^is missing: the KV router waits for KV cache events this worker never publishes/,
+    },
+  },
   'router-replica-sync': {
     bad: () => fromOptions(() => renderDisagg({ frontend: { replicas: 2, router: Router.kv() } })),
     good: () => fromOptions(() => renderDisagg({ frontend: { replicas: 2, router: Router.kv({ replicaSync: true }) } })),

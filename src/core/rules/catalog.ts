@@ -68,6 +68,11 @@ export const RULES = {
   'rwx-without-storage-class': { severity: 'warning', catches: 'a ReadWriteMany model cache claim without storageClassName, which stays Pending unless the default class supports RWX', fix: 'set storageClassName to an RWX class (NFS, CephFS, EFS...)' },
   'planner-replicas': { severity: 'warning', catches: 'replicas set on a worker pool the planner scales; every apply resets the planner', fix: 'leave replicas out' },
   'no-frontend': { severity: 'warning', catches: 'workers without a frontend: nothing serves the OpenAI API', fix: 'add a Frontend' },
+  'kv-events-missing': {
+    severity: 'warning',
+    catches: 'a KV router that expects KV cache events from workers that publish none: it routes on load alone',
+    fix: 'publish events (--kv-events-config, --publish-events-and-metrics), or Router.kv({ kvEvents: false })',
+  },
   'router-replica-sync': { severity: 'warning', catches: 'several KV router replicas without replica sync: each sees only its own requests', fix: 'Router.kv({ replicaSync: true }), or one frontend replica' },
   'frontend-port': { severity: 'warning', catches: "a frontend port the operator's Service and probes do not use", fix: 'keep port 8000' },
   'webhook-disabled': { severity: 'warning', catches: "the operator's validating webhook turned off: invalid graphs fail at reconcile, not at apply", fix: 'leave the webhook on' },

@@ -52,6 +52,46 @@ const RANGES: Partial<Record<RouterSetting, RangeCheck>> = {
 
 const MODES = ['round-robin', 'random', 'kv'];
 
+/** Whether a worker publishes KV cache events, as its engine's flags and defaults say; undefined if unknown. */
+function publishesKvEvents(w: ServiceModel): boolean | undefined {
+  if (!w.launches) return undefined;
+  const config = w.launch.flags.get('--kv-events-config');
+  const enabled = () => {
+    try {
+      return (JSON.parse(String(config)) as { enable_kv_cache_events?: unknown }).enable_kv_cache_events !== false;
+    } catch {
+      return true;
+    }
+  };
+  switch (w.engine) {
+    // Dynamo 0.8/0.9 turn vLLM's events on unless a config turns them off
+    case 'vllm':
+      return config === undefined || enabled();
+    case 'sglang':
+      return config !== undefined && enabled();
+    case 'trtllm':
+      return w.launch.flags.has('--publish-events-and-metrics');
+    default:
+      return undefined;
+  }
+}
+
+/** A KV router that expects events needs them from the workers it routes prefill to. */
+function kvEventRules(g: GraphModel, f: Findings, frontend: ServiceModel): void {
+  const eventsOff = frontend.launch.flags.has('--no-kv-events') || String(frontend.env.get('DYN_KV_EVENTS')?.env.value).toLowerCase() === 'false';
+  if (routerSetting(g, frontend, 'mode')?.value !== 'kv' || eventsOff) return;
+  for (const worker of g.services.filter((s) => s.kind === 'worker' && (s.role === 'prefill' || s.role === 'aggregated'))) {
+    if (publishesKvEvents(worker) !== false) continue;
+    const flag = worker.engine === 'trtllm' ? '--publish-events-and-metrics' : '--kv-events-config';
+    f.report(
+      'kv-events-missing',
+      worker,
+      { field: argField(flag), option: '' },
+      `is missing: the KV router waits for KV cache events this worker never publishes, so it routes on load alone. Add ${flag}, or run the router without events (--no-kv-events, Router.kv({ kvEvents: false }))`,
+    );
+  }
+}
+
 /** The frontend's router: parameters in range, replicas that agree, the port the operator expects. */
 export function routerRules(g: GraphModel, f: Findings): void {
   for (const s of g.services.filter((x) => x.kind === 'frontend')) {
@@ -72,6 +112,7 @@ export function routerRules(g: GraphModel, f: Findings): void {
         `is not set, and ${replicas} frontend replicas each keep their own view of active blocks; add --router-replica-sync (Router.kv({ replicaSync: true })) so their routing decisions agree (guide 3)`,
       );
     }
+    kvEventRules(g, f, s);
     const port = routerSetting(g, s, 'httpPort');
     if (port && Number(port.value) !== FRONTEND_HTTP_PORT && Number.isInteger(Number(port.value))) {
       f.report('frontend-port', s, port, `is ${port.value}: the Dynamo operator points the frontend Service and probes at port ${FRONTEND_HTTP_PORT}, so they need matching patches`);
