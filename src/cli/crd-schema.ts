@@ -97,17 +97,32 @@ const OBJECT_META: Schema = {
   },
 };
 
+/** One schema violation: a JSON pointer into the object and what is wrong there. */
+export interface SchemaError {
+  readonly pointer: string;
+  readonly message: string;
+}
+
 /** CEL rules of Dynamo's CRDs, evaluated by hand. */
-function celErrors(obj: any): string[] {
-  const errors: string[] = [];
+function celErrors(obj: any): SchemaError[] {
+  const errors: SchemaError[] = [];
   if (obj.kind === 'DynamoGraphDeployment' && Array.isArray(obj.spec?.pvcs)) {
     obj.spec.pvcs.forEach((p: any, i: number) => {
       if (p?.create === true && !(p.size !== undefined && p.storageClass !== undefined && p.volumeAccessMode !== undefined)) {
-        errors.push(`/spec/pvcs/${i}: When create is true, size, storageClass, and volumeAccessMode are required`);
+        errors.push({ pointer: `/spec/pvcs/${i}`, message: 'When create is true, size, storageClass, and volumeAccessMode are required' });
       }
     });
   }
   return errors;
+}
+
+/** An ajv error pointed at the field it is about, in the API server's words where they differ. */
+function schemaError(e: { instancePath: string; keyword: string; message?: string; params: Record<string, any> }): SchemaError {
+  if (e.keyword === 'additionalProperties') {
+    return { pointer: `${e.instancePath}/${String(e.params.additionalProperty)}`, message: 'is not a field of the schema: kubectl apply refuses it, or the API server drops it' };
+  }
+  if (e.keyword === 'required') return { pointer: `${e.instancePath}/${String(e.params.missingProperty)}`, message: 'is required' };
+  return { pointer: e.instancePath, message: e.message ?? `fails ${e.keyword}` };
 }
 
 /** Validates objects of the kinds of a set of CRDs. */
@@ -136,18 +151,13 @@ export class CrdValidator {
   }
 
   /**
-   * Schema violations of an object (`/path: message`), or undefined when its
-   * kind or apiVersion is not among the CRDs.
+   * Schema violations of an object, or undefined when its kind or apiVersion
+   * is not among the CRDs.
    */
-  public errors(obj: any): string[] | undefined {
+  public errors(obj: any): SchemaError[] | undefined {
     const validate = this.validatorFor(obj?.kind, obj?.apiVersion);
     if (!validate) return undefined;
-    const errors = validate(obj)
-      ? []
-      : (validate.errors ?? []).map((e) => {
-        const extra = (e.params as any)?.additionalProperty;
-        return `${e.instancePath || '/'}: ${e.message}${extra ? ` (${extra})` : ''}`;
-      });
+    const errors = validate(obj) ? [] : (validate.errors ?? []).map(schemaError);
     return [...errors, ...celErrors(obj)];
   }
 

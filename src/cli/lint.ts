@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import { checkClaimManifest, checkGraphManifest, checkRequestManifest, Finding, manifestPath, RuleId, Severity } from '../core/rules';
+import { checkClaimManifest, checkGraphManifest, checkRequestManifest, Finding, graphModel, indexObjects, manifestPath, RuleId, Severity } from '../core/rules';
 import { CrdValidator } from './crd-schema';
 
 /**
@@ -81,7 +81,7 @@ export function pointerToPath(pointer: string, kind: string): string {
   if (kind === 'DynamoGraphDeployment' && parts[0] === 'spec' && parts[1] === 'services' && parts.length > 2) parts.splice(0, 2);
   let out = '';
   for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out === '' ? p : `.${p}`;
-  return out === '' ? '(object)' : out;
+  return out;
 }
 
 /** Validation of core objects with `kubernetes-models`, when it is installed. */
@@ -149,6 +149,7 @@ export function lintSources(sources: readonly LintSource[], options: LintOptions
   const notes: LintNote[] = [];
   const docs = parse(sources, findings);
   const objects = docs.map((d) => d.object);
+  const index = indexObjects(objects);
   const validateKubernetes = options.validateKubernetes ?? kubernetesModels();
   const dynamoPerFile = new Map<string, number>();
   for (const d of docs) if (DYNAMO_KINDS.has(String(d.object.kind))) dynamoPerFile.set(d.file, (dynamoPerFile.get(d.file) ?? 0) + 1);
@@ -162,7 +163,7 @@ export function lintSources(sources: readonly LintSource[], options: LintOptions
     // a graph's findings read `Service.field`; when a file holds several objects, name the object too
     const named = !dynamo || (dynamoPerFile.get(d.file) ?? 0) > 1;
     const add = (path: string, rule: RuleId, severity: Severity, message: string) =>
-      findings.push({ file: d.file, document: d.document, kind, name, path: named ? (path === '' ? ref : `${ref}.${path}`) : path, severity, rule, message });
+      findings.push({ file: d.file, document: d.document, kind, name, path: named || path === '' ? (path === '' ? ref : `${ref}.${path}`) : path, severity, rule, message });
     const addFindings = (found: readonly Finding[]) => found.forEach((f) => add(manifestPath(f), f.rule, f.severity, f.message));
 
     if (dynamo) {
@@ -179,11 +180,19 @@ export function lintSources(sources: readonly LintSource[], options: LintOptions
         });
         continue;
       }
-      for (const e of schemaErrors) {
-        const at = e.indexOf(': ');
-        add(pointerToPath(e.slice(0, at), kind), 'crd-schema', 'error', e.slice(at + 2));
-      }
+      for (const e of schemaErrors) add(pointerToPath(e.pointer, kind), 'crd-schema', 'error', e.message);
       addFindings(kind === 'DynamoGraphDeployment' ? checkGraphManifest(d.object, objects) : checkRequestManifest(d.object));
+      if (kind === 'DynamoGraphDeployment') {
+        for (const s of graphModel(d.object, index).services) {
+          if (s.engine === 'trtllm' && s.launch.flags.has('--extra-engine-args') && !s.engineConfig) {
+            notes.push({
+              file: d.file,
+              document: d.document,
+              message: `${ref}: ${s.name}: its engine config (--extra-engine-args) is not in a ConfigMap among the files, so its KV block size, dtype and parallelism are not checked`,
+            });
+          }
+        }
+      }
       continue;
     }
 
@@ -193,7 +202,14 @@ export function lintSources(sources: readonly LintSource[], options: LintOptions
     } else {
       const errors = validateKubernetes(d.object);
       if (errors === undefined) notes.push({ file: d.file, document: d.document, message: `${ref}: skipped: ${String(d.object.apiVersion)} ${kind} is not a kind lint validates` });
-      else for (const e of errors) add('', 'kubernetes-schema', 'error', e);
+      else {
+        for (const e of errors) {
+          // kubernetes-models says `data/spec/ports/0/port must be integer`
+          const m = /^data(\/\S*)? (.*)$/.exec(e);
+          if (m) add(pointerToPath(m[1] ?? '', kind), 'kubernetes-schema', 'error', m[2]);
+          else add('', 'kubernetes-schema', 'error', e);
+        }
+      }
     }
     if (kind === 'PersistentVolumeClaim') addFindings(checkClaimManifest(d.object));
   }

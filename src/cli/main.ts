@@ -117,6 +117,10 @@ export function run(argv: readonly string[], io: CliIo): number {
     (argv.length === 0 ? io.stderr : io.stdout)(USAGE);
     return argv.length === 0 ? 2 : 0;
   }
+  if (argv[0] === 'lint' && (argv.includes('-h') || argv.includes('--help'))) {
+    io.stdout(USAGE);
+    return 0;
+  }
   if (argv[0] !== 'lint') {
     io.stderr(`unknown command ${JSON.stringify(argv[0])}\n\n${USAGE}`);
     return 2;

@@ -256,7 +256,7 @@ describe('validation', () => {
       'frontend.router.ttlSeconds: only applies when the router predicts cache state without KV events; got 30 with kvEvents on. Set kvEvents: false, or remove ttlSeconds',
       'prefill.engineConfig: applies only to Backend.trtllm(); a vllm worker takes engine flags in extraArgs',
       'frontend.router.blockSize: is 16, but VllmPrefillWorker runs block size 32; the router computes prefill cost in the workers\' blocks, so they must match (guide 3)',
-      'decode.kvCacheDtype: is auto on VllmDecodeWorker but fp8 on VllmPrefillWorker; the KV cache is transferred as is, so prefill and decode must use one dtype',
+      'prefill.kvCacheDtype: is fp8 on VllmPrefillWorker but auto (the default) on VllmDecodeWorker; the KV cache is transferred as is, so prefill and decode must use one dtype',
     ]);
     expect(
       issuesOf(() => renderDisagg({ model: MODEL, backend: Backend.sglang(), fabric: Fabric.rdma(), prefill: {}, decode: { blockSize: 64 } })),

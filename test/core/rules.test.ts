@@ -217,8 +217,8 @@ const CASES: Record<RuleId, RuleCase> = {
     bad: () => fromOptions(() => renderDisagg({ prefill: { tensorParallelSize: 2, kvCacheDtype: 'fp8' } })),
     good: () => fromOptions(() => renderDisagg({ prefill: { tensorParallelSize: 2, kvCacheDtype: 'fp8' }, decode: { tensorParallelSize: 2, kvCacheDtype: 'fp8' } })),
     expected: {
-      path: 'decode.kvCacheDtype',
-      message: 'is auto on VllmDecodeWorker but fp8 on VllmPrefillWorker; the KV cache is transferred as is, so prefill and decode must use one dtype',
+      path: 'prefill.kvCacheDtype',
+      message: 'is fp8 on VllmPrefillWorker but auto (the default) on VllmDecodeWorker; the KV cache is transferred as is, so prefill and decode must use one dtype',
     },
   },
   'parallelism-gpus': {
@@ -344,7 +344,7 @@ const CASES: Record<RuleId, RuleCase> = {
   'kubernetes-schema': {
     bad: () => fromLint('apiVersion: v1\nkind: Service\nmetadata: { name: s }\nspec:\n  ports: [{ port: "http" }]\n'),
     good: () => fromLint('apiVersion: v1\nkind: Service\nmetadata: { name: s }\nspec:\n  ports: [{ port: 80 }]\n'),
-    expected: { path: 'Service/s', message: /port/ },
+    expected: { path: 'Service/s.spec.ports[0].port', message: 'must be integer' },
   },
   'yaml-syntax': {
     bad: () => fromLint('apiVersion: v1\nkind: [ConfigMap\n'),

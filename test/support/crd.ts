@@ -34,7 +34,7 @@ export function crdErrors(obj: any): string[] {
   if (!isDynamoKind(obj)) throw new Error(`no Dynamo CRD for kind ${obj?.kind}`);
   const errors = dynamoCrds().errors(obj);
   if (!errors) throw new Error(`${obj.kind} apiVersion ${obj.apiVersion} is not served by the CRD (${dynamoCrds().apiVersions(obj.kind).join(', ')})`);
-  return errors;
+  return errors.map((e) => `${e.pointer || '/'}: ${e.message}`);
 }
 
 export function isDynamoKind(obj: any): boolean {

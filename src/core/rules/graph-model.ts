@@ -130,12 +130,14 @@ function engineConfigOf(
   container: Record<string, unknown>,
   launch: Launch,
   objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+  namespace: string | undefined,
 ): Record<string, unknown> | undefined {
   const file = flagValue(launch, '--extra-engine-args')?.value;
   if (typeof file !== 'string') return undefined;
   const source = mountedConfigMap(spec, container, file);
   if (!source) return undefined;
-  const data = obj(objects.get(`ConfigMap/${source.name}`)?.data)[source.key];
+  const configMap = (namespace !== undefined ? objects.get(`ConfigMap/${namespace}/${source.name}`) : undefined) ?? objects.get(`ConfigMap/${source.name}`);
+  const data = obj(configMap?.data)[source.key];
   if (typeof data !== 'string') return undefined;
   try {
     const parsed: unknown = YAML.parse(data);
@@ -145,13 +147,18 @@ function engineConfigOf(
   }
 }
 
-/** Indexes objects by `Kind/name` for the rules that follow references. */
+/**
+ * Indexes objects for the rules that follow references: by `Kind/namespace/name`
+ * and, for objects applied to whatever namespace is current, by `Kind/name`.
+ */
 export function indexObjects(objects: readonly unknown[]): Map<string, Record<string, unknown>> {
   const index = new Map<string, Record<string, unknown>>();
   for (const o of objects) {
     if (!isPlainObject(o) || typeof o.kind !== 'string') continue;
-    const name = obj(o.metadata).name;
-    if (typeof name === 'string') index.set(`${o.kind}/${name}`, o);
+    const { name, namespace } = obj(o.metadata);
+    if (typeof name !== 'string') continue;
+    if (!index.has(`${o.kind}/${name}`)) index.set(`${o.kind}/${name}`, o);
+    if (typeof namespace === 'string') index.set(`${o.kind}/${namespace}/${name}`, o);
   }
   return index;
 }
@@ -161,6 +168,7 @@ export function graphModel(graph: Readonly<Record<string, unknown>>, objects: Re
   const spec = obj(graph.spec);
   const metadata = obj(graph.metadata);
   const graphEnv = envList(spec.envs);
+  const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
   const services = Object.entries(obj(spec.services)).map(([name, raw]): ServiceModel => {
     const s = obj(raw);
     const container = obj(obj(s.extraPodSpec).mainContainer);
@@ -189,12 +197,12 @@ export function graphModel(graph: Readonly<Record<string, unknown>>, objects: Re
       launch,
       launches: launch.module !== undefined || launch.flags.size > 0,
       env,
-      engineConfig: engine === 'trtllm' ? engineConfigOf(s, container, launch, objects) : undefined,
+      engineConfig: engine === 'trtllm' ? engineConfigOf(s, container, launch, objects, namespace) : undefined,
     };
   });
   return {
     name: typeof metadata.name === 'string' ? metadata.name : '',
-    namespace: typeof metadata.namespace === 'string' ? metadata.namespace : undefined,
+    namespace,
     spec,
     services,
     objects,

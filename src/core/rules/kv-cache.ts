@@ -62,13 +62,17 @@ export function kvCacheRules(g: GraphModel, f: Findings): void {
   const firstDtype = dtypes[0];
   const otherDtype = firstDtype && dtypes.find((x) => String(x.dtype!.value) !== String(firstDtype.dtype!.value));
   if (firstDtype && otherDtype) {
-    const decodeSide = otherDtype.s.role === 'decode' ? otherDtype : (dtypes.find((x) => x.s.role === 'decode') ?? otherDtype);
-    const prefillSide = decodeSide === otherDtype ? firstDtype : otherDtype;
+    // point at a dtype someone wrote, the decode side's when both are written
+    const pair = [firstDtype, otherDtype];
+    const written = pair.filter((x) => !x.dtype!.defaulted);
+    const at = written.length === 1 ? written[0] : (pair.find((x) => x.s.role === 'decode') ?? otherDtype);
+    const other = at === firstDtype ? otherDtype : firstDtype;
+    const shown = (x: typeof at) => `${x.dtype!.value}${x.dtype!.defaulted ? ' (the default)' : ''}`;
     f.report(
       'kv-dtype-mismatch',
-      decodeSide.s,
-      decodeSide.dtype!,
-      `is ${decodeSide.dtype!.value} on ${decodeSide.s.name} but ${prefillSide.dtype!.value} on ${prefillSide.s.name}; the KV cache is transferred as is, so prefill and decode must use one dtype`,
+      at.s,
+      at.dtype!,
+      `is ${shown(at)} on ${at.s.name} but ${shown(other)} on ${other.s.name}; the KV cache is transferred as is, so prefill and decode must use one dtype`,
     );
   }
 
