@@ -27,6 +27,7 @@ const project = new typescript.TypeScriptProject({
   devDeps: [
     '@swc/core@^1.15.0',
     '@swc/jest@^0.2.39',
+    'esbuild@^0.28.0',
     'fast-check@^4.10.0',
     'kubernetes-models@~4.5.1',
     'tsconfig-paths@^4.2.0',
@@ -45,7 +46,7 @@ const project = new typescript.TypeScriptProject({
     },
   },
   tsconfigDev: {
-    include: ['../examples/**/*.ts'],
+    include: ['../examples/**/*.ts', '../bench/**/*.ts', '../projenrc/**/*.ts'],
     compilerOptions: {
       baseUrl: '..',
       paths: {
@@ -92,6 +93,11 @@ jestConfig.moduleNameMapper = {
 };
 project.deps.removeDependency('ts-jest');
 
+// JavaScript comes bundled, one file per entry point (projenrc/bundle.ts); tsc emits the declarations.
+project.compileTask.reset('tsc -p tsconfig.json --emitDeclarationOnly');
+project.tasks.tryFind('post-compile')!.exec('ts-node --project projenrc/tsconfig.json projenrc/bundle.ts lib', {
+  name: 'bundle each entry point',
+});
 // The lint command validates against Dynamo's CRDs: bundle their schemas with the build.
 project.tasks.tryFind('post-compile')!.exec(`node -e "require('./lib/cli/main').bundleCrds('../shared/dynamo/crds')"`, {
   name: 'bundle the Dynamo CRD schemas for dynamo-constructs lint',
@@ -106,7 +112,13 @@ project.addTask('synth', {
   exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json examples/synth.ts',
 });
 
-project.gitignore.exclude('/dist/');
-project.npmignore?.exclude('/examples/', '/dist/', '/.ci/');
+// `npm run bench`: the library against cdk8s and Pulumi alone, on the built package (BENCHMARKS.md).
+const bench = project.addTask('bench', { description: 'Benchmark synthesis and imports against cdk8s and Pulumi alone' });
+bench.spawn(project.compileTask);
+bench.spawn(project.tasks.tryFind('post-compile')!);
+bench.exec('ts-node --transpile-only --project test/tsconfig.json bench/run.ts');
+
+project.gitignore.exclude('/dist/', '/.bench/');
+project.npmignore?.exclude('/examples/', '/dist/', '/.ci/', '/bench/', '/.bench/', '/projenrc/', 'BENCHMARKS.md');
 
 project.synth();

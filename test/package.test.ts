@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { bundle } from '../projenrc/bundle';
 import { CRD_DIR } from './support/crd';
 
 /**
@@ -34,7 +35,9 @@ beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'dynamo-constructs-pack-'));
   const pkg = path.join(work, 'pkg');
   fs.mkdirSync(pkg);
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', path.join(pkg, 'lib')], { cwd: root });
+  // the build: declarations from tsc, one bundle per entry point
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--emitDeclarationOnly', '--outDir', path.join(pkg, 'lib')], { cwd: root });
+  bundle(root, path.join(pkg, 'lib'));
   // the post-compile step of the build: the lint command's CRD schemas
   execFileSync(process.execPath, ['-e', `require(${JSON.stringify(path.join(pkg, 'lib/cli/main'))}).bundleCrds(${JSON.stringify(CRD_DIR)})`], {
     env: { ...process.env, NODE_PATH: path.join(root, 'node_modules') },
@@ -55,8 +58,28 @@ const probe = (entry: string) => `
     pulumi: loaded().some((k) => /node_modules[\\\\/]@pulumi[\\\\/]/.test(k)),
   }));`;
 
+/** A program that synthesizes a disaggregated deployment with `lib`, the cdk8s entry point. */
+const synthProgram = (lib: string) => `
+  const { App, Chart, Testing } = require('cdk8s');
+  const lib = require(${JSON.stringify(lib)});
+  const chart = new Chart(Testing.app(), 'c', { namespace: 'ns' });
+  const modelCache = new lib.ModelCache(chart, 'model-cache', { size: '100Gi', storageClassName: 'nfs' });
+  new lib.DisaggregatedDeployment(chart, 'llm', {
+    model: 'meta-llama/Llama-3.3-70B-Instruct', backend: lib.Backend.trtllm(), modelCache, fabric: lib.Fabric.rdma(),
+    frontend: { router: lib.Router.kv() }, prefill: { tensorParallelSize: 2 }, decode: { tensorParallelSize: 4 },
+  });
+  console.log(JSON.stringify(Testing.synth(chart)));`;
+
 test('dynamo-constructs/cdk8s works with no Pulumi package installed', () => {
   const dir = consumer('cdk8s-user', [`cdk8s@${versionOf('cdk8s')}`, `constructs@${versionOf('constructs')}`]);
+  // the bundles synthesize what the sources do, and share one core: a value class from one entry point works in the other
+  const fromSources = execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', synthProgram(path.join(root, 'src/cdk8s'))], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, TS_NODE_PROJECT: 'test/tsconfig.json', DYNAMO_CONSTRUCTS_QUIET: '1' },
+  });
+  expect(JSON.parse(node(dir, synthProgram('dynamo-constructs/cdk8s')))).toEqual(JSON.parse(fromSources));
+  expect(node(dir, "console.log(require('dynamo-constructs').Backend === require('dynamo-constructs/cdk8s').Backend)")).toBe('true');
   expect(fs.existsSync(path.join(dir, 'node_modules', '@pulumi'))).toBe(false);
   expect(JSON.parse(node(dir, probe('dynamo-constructs/cdk8s')))).toEqual({ exports: expect.any(Number), cdk8s: true, pulumi: false });
   expect(node(dir, "try { require('dynamo-constructs/pulumi'); console.log('loaded') } catch (e) { console.log(e.code) }")).toBe('MODULE_NOT_FOUND');

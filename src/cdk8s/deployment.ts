@@ -9,6 +9,7 @@ import {
   DisaggregatedDeploymentOptions,
   GraphSpec,
   IObservable,
+  markChecked,
   NameRef,
   ObservabilityOptions,
   ObservedGraph,
@@ -48,15 +49,16 @@ function compose(scope: Construct, spec: GraphSpec, strict: boolean | undefined,
   const d = new Diagnostics();
   checkDeployment(d, spec, observability);
   d.throwIfErrors();
-  const graph = new DynamoGraph(scope, 'Graph', { name: spec.name, namespace: spec.namespace, strict, ...spec.options });
+  // validated above: the graph and its components skip checking the same options again
+  const graph = new DynamoGraph(scope, 'Graph', markChecked({ name: spec.name, namespace: spec.namespace, strict, ...spec.options }));
   const out: { graph: DynamoGraph } & Services = { graph };
   for (const c of spec.components) graph._optionPaths.set(c.name, c.path);
   for (const c of spec.components) {
-    if (c.kind === 'frontend') out.frontend = new Frontend(graph, c.name, c.options);
-    else if (c.kind === 'planner') out.planner = new Planner(graph, c.name, c.options);
-    else if (c.role === 'prefill') out.prefill = new PrefillWorker(graph, c.name, c.options);
-    else if (c.role === 'decode') out.decode = new DecodeWorker(graph, c.name, c.options);
-    else out.workers = new Worker(graph, c.name, c.options);
+    if (c.kind === 'frontend') out.frontend = new Frontend(graph, c.name, markChecked({ ...c.options }));
+    else if (c.kind === 'planner') out.planner = new Planner(graph, c.name, markChecked({ ...c.options }));
+    else if (c.role === 'prefill') out.prefill = new PrefillWorker(graph, c.name, markChecked({ ...c.options }));
+    else if (c.role === 'decode') out.decode = new DecodeWorker(graph, c.name, markChecked({ ...c.options }));
+    else out.workers = new Worker(graph, c.name, markChecked({ ...c.options }));
   }
   addObservability(scope, graph, observability);
   return out;

@@ -8,6 +8,7 @@ import {
   GraphOptions,
   GraphSpec,
   IObservable,
+  isChecked,
   NameRef,
   ObservedGraph,
   observedGraphOf,
@@ -58,9 +59,11 @@ export class DynamoGraph extends Construct implements IObservable {
     this.name = name ?? id;
     this.namespace = namespaceOf(this, namespace);
     this.options = options;
-    const d = new Diagnostics();
-    checkGraphOptions(d, '', options);
-    d.throwIfErrors();
+    if (!isChecked(props)) {
+      const d = new Diagnostics();
+      checkGraphOptions(d, '', options);
+      d.throwIfErrors();
+    }
     const release = releaseOf(dynamoVersionOf(options));
     this.apiObject = new RenderedApiObject(
       this,
@@ -92,7 +95,8 @@ export class DynamoGraph extends Construct implements IObservable {
   public render(): RenderedGraph {
     // Components are only ever added, so the rendering stays valid until the next one is.
     if (!this.rendered || this.renderedCount !== this.components.length) {
-      this.rendered = renderGraph(this.spec);
+      // the graph's options and each component's were checked as they were created
+      this.rendered = renderGraph(this.spec, { partsChecked: true });
       this.renderedCount = this.components.length;
     }
     return this.rendered;

@@ -7,14 +7,13 @@ import {
   IObservable,
   IPrometheusRelease,
   ObservabilityOptions,
-  renderDashboardConfigMap,
+  grafanaDashboardConfigMap,
   renderObservability,
   renderPodMonitors,
   renderSlaAlerts,
   SlaAlertOptions,
   slaAlertsMetadata,
 } from '../core';
-import { checkDnsLabel, checkDnsSubdomain } from '../core/checks';
 import { apiObjectFromCore, RenderedApiObject } from './api-object';
 
 export interface GrafanaDashboardProps {
@@ -41,14 +40,7 @@ export class GrafanaDashboard extends Construct {
     super(scope, id);
     const name = props?.name ?? id;
     const namespace = props?.namespace ?? 'monitoring';
-    const d = new Diagnostics();
-    checkDnsSubdomain(d, 'name', name, '; pass `name` to choose the ConfigMap name');
-    checkDnsLabel(d, 'namespace', namespace);
-    if (typeof props?.dashboard !== 'object' || props.dashboard === null || typeof (props.dashboard as { title?: unknown }).title !== 'string') {
-      d.error('dashboard', 'is required: a dashboard model, e.g. Dashboards.serving({ sla }) or a DashboardBuilder(...).build()', 'required');
-    }
-    d.throwIfErrors();
-    this.apiObject = apiObjectFromCore(this, 'Resource', renderDashboardConfigMap(name, namespace, props.dashboard));
+    this.apiObject = apiObjectFromCore(this, 'Resource', grafanaDashboardConfigMap(name, namespace, props?.dashboard));
   }
 
   public get apiObjects(): ApiObject[] {

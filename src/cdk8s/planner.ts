@@ -1,7 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Diagnostics, PlannerOptions } from '../core';
-import { checkComponent } from '../core/graph';
+import { checkComponent, Diagnostics, isChecked, PlannerOptions } from '../core';
 import { DynamoGraph } from './graph';
 
 export interface PlannerProps extends PlannerOptions {}
@@ -24,9 +23,11 @@ export class Planner extends Construct {
     this.serviceName = id;
     this.servicePath = `/spec/services/${id}`;
     const component = { kind: 'planner' as const, name: id, path: graph._optionPaths.get(id) ?? id, options: props };
-    const d = new Diagnostics();
-    checkComponent(d, component, graph.options.backend);
-    d.throwIfErrors();
+    if (!isChecked(props)) {
+      const d = new Diagnostics();
+      checkComponent(d, component, graph.options.backend);
+      d.throwIfErrors();
+    }
     graph._addComponent(component);
   }
 }

@@ -1,7 +1,6 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Diagnostics, engineConfigMapName, WorkerOptions, WorkerRole } from '../core';
-import { checkComponent } from '../core/graph';
+import { checkComponent, Diagnostics, isChecked, engineConfigMapName, WorkerOptions, WorkerRole } from '../core';
 import { RenderedApiObject } from './api-object';
 import { DynamoGraph } from './graph';
 
@@ -21,9 +20,11 @@ abstract class WorkerBase extends Construct {
     this.serviceName = props.serviceName ?? id;
     this.servicePath = `/spec/services/${this.serviceName}`;
     const component = { kind: 'worker' as const, role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options: props };
-    const d = new Diagnostics();
-    checkComponent(d, component, graph.options.backend);
-    d.throwIfErrors();
+    if (!isChecked(props)) {
+      const d = new Diagnostics();
+      checkComponent(d, component, graph.options.backend);
+      d.throwIfErrors();
+    }
 
     if (graph.options.backend._renderer.usesEngineConfigFile) {
       const name = engineConfigMapName(graph.name, this.serviceName);

@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import { checkClaimManifest, checkGraphManifest, checkRequestManifest, Finding, graphModel, indexObjects, manifestPath, RuleId, Severity } from '../core/rules';
+import { checkClaimManifest, checkGraphManifest, checkRequestManifest, Finding, graphModel, indexObjects, manifestPath, RuleId, Severity } from '../core';
 import { CrdValidator } from './crd-schema';
 
 /**

@@ -4,7 +4,7 @@ import type * as prometheusTypes from '@grafana/grafana-foundation-sdk/prometheu
 import type * as statTypes from '@grafana/grafana-foundation-sdk/stat';
 import type * as stateTimelineTypes from '@grafana/grafana-foundation-sdk/statetimeline';
 import type * as timeseriesTypes from '@grafana/grafana-foundation-sdk/timeseries';
-import { checkKnownKeys, checkString, isPlainObject, optionKeys } from './checks';
+import { checkDnsLabel, checkDnsSubdomain, checkKnownKeys, checkString, isPlainObject, optionKeys } from './checks';
 import { Diagnostics, show, validate } from './errors';
 import { GRAFANA_DASHBOARD_LABEL, GRAFANA_DASHBOARD_LABEL_VALUE } from './prometheus-stack';
 import { checkSlaTargets, SlaTargets } from './sla-targets';
@@ -284,6 +284,21 @@ export class Dashboards {
 /** Every PromQL expression of a dashboard, in panel order. */
 export function dashboardQueries(dashboard: Dashboard): string[] {
   return (dashboard.panels ?? []).flatMap((panel) => ((panel as { targets?: { expr?: string }[] }).targets ?? []).map((t) => t.expr).filter((e): e is string => typeof e === 'string'));
+}
+
+/**
+ * Validates the props of a `GrafanaDashboard` and renders its ConfigMap;
+ * throws `DynamoValidationError` listing every problem.
+ */
+export function grafanaDashboardConfigMap(name: string, namespace: string, dashboard: unknown): ReturnType<typeof renderDashboardConfigMap> {
+  validate((d) => {
+    checkDnsSubdomain(d, 'name', name, '; pass `name` to choose the ConfigMap name');
+    checkDnsLabel(d, 'namespace', namespace);
+    if (typeof dashboard !== 'object' || dashboard === null || typeof (dashboard as { title?: unknown }).title !== 'string') {
+      d.error('dashboard', 'is required: a dashboard model, e.g. Dashboards.serving({ sla }) or a DashboardBuilder(...).build()', 'required');
+    }
+  });
+  return renderDashboardConfigMap(name, namespace, dashboard as Dashboard);
 }
 
 /** A ConfigMap the Grafana sidecar loads the dashboard from (label `grafana_dashboard: "1"`). */

@@ -227,12 +227,17 @@ function effectiveBlockSize(backend: Backend, o: WorkerOptions): number | undefi
  * Checks every option of a graph. The rules that cross services (block
  * sizes, fabrics, budgets...) run on the rendered graph, in `renderGraph`.
  */
-export function checkGraph(d: Diagnostics, spec: GraphSpec): DynamoRelease | undefined {
+export function checkGraph(d: Diagnostics, spec: GraphSpec, options: RenderOptions = {}): DynamoRelease | undefined {
   checkDnsLabel(d, join(spec.path, 'name'), spec.name, '; pass `name` to choose the DynamoGraphDeployment name');
   if (spec.namespace !== undefined) checkDnsLabel(d, join(spec.path, 'namespace'), spec.namespace);
-  const release = checkGraphOptions(d, spec.path, spec.options);
-  const backend = spec.options.backend instanceof Backend ? spec.options.backend : undefined;
-  for (const c of spec.components) checkComponent(d, c, backend);
+  let release: DynamoRelease | undefined;
+  if (options.partsChecked) {
+    release = lookupRelease(d, join(spec.path, 'dynamoVersion'), dynamoVersionOf(spec.options));
+  } else {
+    release = checkGraphOptions(d, spec.path, spec.options);
+    const backend = spec.options.backend instanceof Backend ? spec.options.backend : undefined;
+    for (const c of spec.components) checkComponent(d, c, backend);
+  }
 
   const names = new Map<string, string>();
   for (const c of spec.components) {
@@ -276,10 +281,19 @@ function kvEventsFor(router: Router): KvEventsMode {
   return router.publishesKvEvents ? 'publish' : 'suppress';
 }
 
+export interface RenderOptions {
+  /**
+   * The graph options and each component's options were checked already (by
+   * the constructs, as they were created): check only what crosses them.
+   * @default false
+   */
+  readonly partsChecked?: boolean;
+}
+
 /** Validates a graph and renders its DynamoGraphDeployment and ConfigMaps. */
-export function renderGraph(spec: GraphSpec): RenderedGraph {
+export function renderGraph(spec: GraphSpec, options: RenderOptions = {}): RenderedGraph {
   const d = new Diagnostics();
-  const release = checkGraph(d, spec);
+  const release = checkGraph(d, spec, options);
   if (d.errors.length > 0) {
     // Report what the rules would find too, so that every problem shows at once:
     // render what the options allow, and keep findings the option checks did not make.
@@ -332,17 +346,20 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
     }
   }
   const o = spec.options;
-  const graph: KubeObject = prune({
+  // services are pruned as they render
+  const graph: KubeObject = {
     apiVersion: ctx.release.apiVersion,
     kind: 'DynamoGraphDeployment',
-    metadata: { name: spec.name, namespace: spec.namespace, labels: o.labels, annotations: o.annotations },
+    metadata: prune({ name: spec.name, namespace: spec.namespace, labels: o.labels, annotations: o.annotations }),
     spec: {
-      backendFramework: o.backend.name,
-      envs: envMapToList(o.env),
-      pvcs: ctx.modelCache ? [{ name: ctx.modelCache.claimName, create: false }] : undefined,
-      services,
+      ...prune({
+        backendFramework: o.backend.name,
+        envs: envMapToList(o.env),
+        pvcs: ctx.modelCache ? [{ name: ctx.modelCache.claimName, create: false }] : undefined,
+      }),
+      ...(Object.keys(services).length > 0 ? { services } : {}),
     },
-  });
+  };
   return { graph, configMaps };
 }
 

@@ -1,4 +1,5 @@
 export * from './errors';
+export { checkDnsLabel, checkDnsSubdomain } from './checks';
 export * from './k8s';
 export * from './env';
 export * from './versions';
@@ -22,3 +23,4 @@ export * from './sla-targets';
 export * from './dashboards';
 export * from './observability';
 export * from './rules';
+export * from './checked';

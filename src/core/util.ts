@@ -1,3 +1,13 @@
+let yamlModule: typeof import('yaml') | undefined;
+
+/**
+ * The `yaml` package, loaded on first use: only TensorRT-LLM engine configs
+ * need it, and importing the library should stay cheap.
+ */
+export function yaml(): typeof import('yaml') {
+  return (yamlModule ??= require('yaml') as typeof import('yaml'));
+}
+
 /**
  * Removes `undefined` values, and objects and arrays left empty by that, so
  * that rendered manifests carry only what was set. Use only where an empty
@@ -8,19 +18,25 @@ export function prune<T>(value: T): T {
 }
 
 function pruneValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
-    const items = value.map(pruneValue).filter((v) => v !== undefined);
+    const items: unknown[] = [];
+    for (const v of value) {
+      const pv = pruneValue(v);
+      if (pv !== undefined) items.push(pv);
+    }
     return items.length === 0 ? undefined : items;
   }
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const pv = pruneValue(v);
-      if (pv !== undefined) out[k] = pv;
+  const out: Record<string, unknown> = {};
+  let kept = 0;
+  for (const k of Object.keys(value)) {
+    const pv = pruneValue((value as Record<string, unknown>)[k]);
+    if (pv !== undefined) {
+      out[k] = pv;
+      kept++;
     }
-    return Object.keys(out).length === 0 ? undefined : out;
   }
-  return value;
+  return kept === 0 ? undefined : out;
 }
 
 /**

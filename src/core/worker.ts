@@ -1,4 +1,3 @@
-import * as YAML from 'yaml';
 import { Backend, KvEventsMode, WorkerRole } from './backend';
 import {
   checkInteger,
@@ -16,7 +15,7 @@ import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
 import { Diagnostics, show } from './errors';
 import { ComputeResources, KubeObject } from './k8s';
 import { checkResources, DgdService, imagePullSecrets, modelCacheVolumeMounts, renderResources, serviceEnv } from './service';
-import { prune, toKubeName } from './util';
+import { prune, toKubeName, yaml } from './util';
 
 export { WorkerRole } from './backend';
 
@@ -367,7 +366,7 @@ export function renderWorker(ctx: GraphContext, serviceName: string, role: Worke
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: configMapName, namespace: ctx.namespace },
-      data: { [ENGINE_CONFIG_FILE]: YAML.stringify(cmd.engineConfig, { sortMapEntries: false }) },
+      data: { [ENGINE_CONFIG_FILE]: yaml().stringify(cmd.engineConfig, { sortMapEntries: false }) },
     })
     : undefined;
   return { service, configMap, generatedArgs: cmd.args };

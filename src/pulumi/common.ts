@@ -27,7 +27,9 @@ export function registerObject(
   opts: pulumi.CustomResourceOptions,
 ): pulumi.CustomResource {
   const { apiVersion, kind } = known;
-  const field = (key: string) => pulumi.output(Promise.resolve(object).then((o) => (o as Record<string, any>)[key]));
+  // an object rendered already goes in as it is; one still rendering, as outputs
+  const field = (key: string) =>
+    object instanceof Promise ? pulumi.output(object.then((o) => (o as Record<string, any>)[key])) : (object as Record<string, any>)[key];
   if (apiVersion === 'v1' && kind === 'PersistentVolumeClaim') {
     return new k8s.core.v1.PersistentVolumeClaim(name, { metadata: field('metadata'), spec: field('spec') }, opts);
   }

@@ -8,6 +8,7 @@ import {
   DisaggregatedDeploymentOptions,
   GraphSpec,
   IObservable,
+  markChecked,
   ObservabilityOptions,
   ObservedGraph,
 } from '../core';
@@ -52,18 +53,19 @@ function compose(
   checkDeployment(d, spec, observability);
   d.throwIfErrors();
   // the deployment's own dependsOn reaches the objects it creates
-  const graph = new DynamoGraph(componentName, { name: spec.name, namespace: spec.namespace, strict, ...spec.options }, { parent, dependsOn: opts?.dependsOn });
+  // validated above: the graph and its components skip checking the same options again
+  const graph = new DynamoGraph(componentName, markChecked({ name: spec.name, namespace: spec.namespace, strict, ...spec.options }), { parent, dependsOn: opts?.dependsOn });
   for (const c of spec.components) graph._optionPaths.set(c.name, c.path);
   const out: Built = { graph };
   for (const c of spec.components) {
     // component names are unique in the stack; the service name is the key inside the graph
     const child = `${componentName}-${c.name}`;
     const childOpts = { parent: graph, dependsOn: opts?.dependsOn };
-    if (c.kind === 'frontend') out.frontend = new Frontend(child, { graph, serviceName: c.name, ...c.options }, childOpts);
-    else if (c.kind === 'planner') out.planner = new Planner(child, { graph, serviceName: c.name, ...c.options }, childOpts);
-    else if (c.role === 'prefill') out.prefill = new PrefillWorker(child, { graph, ...c.options, serviceName: c.name }, childOpts);
-    else if (c.role === 'decode') out.decode = new DecodeWorker(child, { graph, ...c.options, serviceName: c.name }, childOpts);
-    else out.workers = new Worker(child, { graph, ...c.options, serviceName: c.name }, childOpts);
+    if (c.kind === 'frontend') out.frontend = new Frontend(child, markChecked({ graph, serviceName: c.name, ...c.options }), childOpts);
+    else if (c.kind === 'planner') out.planner = new Planner(child, markChecked({ graph, serviceName: c.name, ...c.options }), childOpts);
+    else if (c.role === 'prefill') out.prefill = new PrefillWorker(child, markChecked({ graph, ...c.options, serviceName: c.name }), childOpts);
+    else if (c.role === 'decode') out.decode = new DecodeWorker(child, markChecked({ graph, ...c.options, serviceName: c.name }), childOpts);
+    else out.workers = new Worker(child, markChecked({ graph, ...c.options, serviceName: c.name }), childOpts);
   }
   registerObservability(parent, opts, componentName, graph._observedGraph(), observability);
   return out;

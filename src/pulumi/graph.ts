@@ -8,6 +8,7 @@ import {
   GraphOptions,
   GraphSpec,
   IObservable,
+  isChecked,
   ObservedGraph,
   observedGraphOf,
   releaseOf,
@@ -64,9 +65,11 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
     this.name = objectName ?? name;
     this.namespace = namespace;
     this.options = options;
-    const d = new Diagnostics();
-    checkGraphOptions(d, '', options);
-    d.throwIfErrors();
+    if (!isChecked(args)) {
+      const d = new Diagnostics();
+      checkGraphOptions(d, '', options);
+      d.throwIfErrors();
+    }
     const release = releaseOf(dynamoVersionOf(options));
 
     // Render once the program has added its components (they are built synchronously after the graph).
@@ -74,7 +77,8 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
       setImmediate(() => {
         this.closed = true;
         try {
-          const r = renderGraph(this.spec);
+          // the graph's options and each component's were checked as they were created
+          const r = renderGraph(this.spec, { partsChecked: true });
           reportWarnings(this, strict, r.warnings);
           resolve(r);
         } catch (e) {
@@ -102,19 +106,23 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
     return { name: this.name, namespace: this.namespace, path: '', options: this.options, components: [...this.components] };
   }
 
-  /** Checks a component on its own; throws `DynamoValidationError`. @internal */
-  public _checkComponent(component: ComponentSpec): void {
+  /**
+   * Checks a component on its own (unless a deployment validated `args`
+   * already); throws `DynamoValidationError`. @internal
+   */
+  public _checkComponent(component: ComponentSpec, args?: object): void {
     if (this.closed) {
       throw new Error(`component ${component.name} was added to graph ${this.name} after it rendered; add components in the same synchronous block that creates the graph`);
     }
+    if (isChecked(args)) return;
     const d = new Diagnostics();
     checkComponent(d, component, this.options.backend);
     d.throwIfErrors();
   }
 
   /** Checks a component on its own and adds it to the graph. @internal */
-  public _addComponent(component: ComponentSpec, resources: readonly pulumi.Resource[] = []): void {
-    this._checkComponent(component);
+  public _addComponent(component: ComponentSpec, resources: readonly pulumi.Resource[] = [], args?: object): void {
+    this._checkComponent(component, args);
     this.components.push(component);
     this.componentResources.push(...resources);
   }

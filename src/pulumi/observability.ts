@@ -8,13 +8,12 @@ import {
   KubeObject,
   ObservabilityOptions,
   ObservedGraph,
-  renderDashboardConfigMap,
+  grafanaDashboardConfigMap,
   renderObservability,
   renderPodMonitors,
   renderSlaAlerts,
   SlaAlertOptions,
 } from '../core';
-import { checkDnsLabel, checkDnsSubdomain } from '../core/checks';
 import { childOptions, registerObject, typeToken } from './common';
 
 
@@ -35,12 +34,7 @@ export class GrafanaDashboard extends pulumi.ComponentResource {
     super(typeToken('GrafanaDashboard'), name, {}, opts);
     const configMapName = args?.name ?? name;
     const namespace = args?.namespace ?? 'monitoring';
-    const d = new Diagnostics();
-    checkDnsSubdomain(d, 'name', configMapName);
-    checkDnsLabel(d, 'namespace', namespace);
-    if (typeof (args?.dashboard as { title?: unknown } | undefined)?.title !== 'string') d.error('dashboard', 'is required: a dashboard model', 'required');
-    d.throwIfErrors();
-    const object = renderDashboardConfigMap(configMapName, namespace, args.dashboard);
+    const object = grafanaDashboardConfigMap(configMapName, namespace, args?.dashboard);
     this.resource = registerObject(name, object, object, childOptions(this, opts));
     this.registerOutputs({});
   }

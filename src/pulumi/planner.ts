@@ -22,7 +22,7 @@ export class Planner extends pulumi.ComponentResource {
     super(typeToken('Planner'), name, {}, { parent: args?.graph, ...opts });
     const { graph, serviceName, ...options } = args;
     this.serviceName = serviceName ?? name;
-    graph._addComponent({ kind: 'planner', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options });
+    graph._addComponent({ kind: 'planner', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options }, [], args);
     this.registerOutputs({ serviceName: this.serviceName });
   }
 }

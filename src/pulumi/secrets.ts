@@ -1,7 +1,6 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { Diagnostics, HfTokenSecret as HfTokenSecretRef, ImagePullSecret as ImagePullSecretRef, show } from '../core';
-import { checkDnsSubdomain } from '../core/checks';
+import { checkDnsSubdomain, Diagnostics, HfTokenSecret as HfTokenSecretRef, ImagePullSecret as ImagePullSecretRef, show } from '../core';
 import { childOptions, typeToken } from './common';
 
 /** A secret value: a Pulumi secret Output (`config.requireSecret(...)`, `pulumi.secret(...)`). */

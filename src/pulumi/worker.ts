@@ -20,13 +20,13 @@ abstract class WorkerBase extends pulumi.ComponentResource {
     this.serviceName = options.serviceName ?? name;
     const component: ComponentSpec = { kind: 'worker', role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
     // validated before anything registers
-    graph._checkComponent(component);
+    graph._checkComponent(component, args);
     if (graph.options.backend._renderer.usesEngineConfigFile) {
       const configMapName = engineConfigMapName(graph.name, this.serviceName);
       const object = graph.rendered.then((r) => r.configMaps.find((c) => c.metadata.name === configMapName)!);
       this.engineConfig = registerObject(`${name}-engine-config`, object, { apiVersion: 'v1', kind: 'ConfigMap' }, childOptions(this, opts));
     }
-    graph._addComponent(component, this.engineConfig ? [this.engineConfig] : []);
+    graph._addComponent(component, this.engineConfig ? [this.engineConfig] : [], args);
     this.registerOutputs({ serviceName: this.serviceName });
   }
 }

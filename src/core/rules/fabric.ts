@@ -22,13 +22,24 @@ function isRdmaResource(name: string): boolean {
 
 const EFA_RESOURCE = 'vpc.amazonaws.com/efa';
 
+type Device = { name: string; kind: 'rdma' | 'efa' };
+const DEVICES = new WeakMap<ServiceModel, Device[]>();
+
 /** Device requests of the main container (and the service's custom resources). */
-function devices(s: ServiceModel): { name: string; kind: 'rdma' | 'efa' }[] {
+function devices(s: ServiceModel): Device[] {
+  const known = DEVICES.get(s);
+  if (known) return known;
+  const found = findDevices(s);
+  DEVICES.set(s, found);
+  return found;
+}
+
+function findDevices(s: ServiceModel): Device[] {
   const names = new Set<string>();
   for (const source of [at(s.container, 'resources.limits'), at(s.container, 'resources.requests'), at(s.spec, 'resources.limits.custom'), at(s.spec, 'resources.requests.custom')]) {
     if (isPlainObject(source)) for (const k of Object.keys(source)) names.add(k);
   }
-  return [...names].flatMap((name): { name: string; kind: 'rdma' | 'efa' }[] =>
+  return [...names].flatMap((name): Device[] =>
     name === EFA_RESOURCE ? [{ name, kind: 'efa' }] : isRdmaResource(name) ? [{ name, kind: 'rdma' }] : [],
   );
 }

@@ -1,6 +1,6 @@
-import * as YAML from 'yaml';
 import { isPlainObject } from '../checks';
 import { EnvVar } from '../k8s';
+import { yaml } from '../util';
 import { Launch, flagValue, parseLaunch } from './launch';
 
 /**
@@ -140,7 +140,7 @@ function engineConfigOf(
   const data = obj(configMap?.data)[source.key];
   if (typeof data !== 'string') return undefined;
   try {
-    const parsed: unknown = YAML.parse(data);
+    const parsed: unknown = yaml().parse(data);
     return isPlainObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
@@ -218,12 +218,19 @@ export function isDisaggregated(g: GraphModel): boolean {
   return roles.has('prefill') && roles.has('decode');
 }
 
+const PATHS = new Map<string, readonly string[]>();
+
 /** The value at a dotted path of a plain object. */
 export function at(value: unknown, path: string): unknown {
+  let parts = PATHS.get(path);
+  if (!parts) {
+    parts = path.split('.');
+    PATHS.set(path, parts);
+  }
   let v: unknown = value;
-  for (const part of path.split('.')) {
-    if (!isPlainObject(v)) return undefined;
-    v = v[part];
+  for (const part of parts) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    v = (v as Record<string, unknown>)[part];
   }
   return v;
 }

@@ -1,0 +1,95 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import * as ts from 'typescript';
+
+/**
+ * What each entry point loads when it is imported, read from the sources:
+ * static imports and re-exports, followed through relative paths. Type-only
+ * imports and `require` calls inside functions (loaded on first use) are not
+ * loaded at import.
+ */
+
+const SRC = path.resolve(__dirname, '../src');
+
+interface ModuleImports {
+  /** Imports run when the module loads. */
+  readonly eager: string[];
+  /** `require(...)` calls inside functions. */
+  readonly lazy: string[];
+}
+
+function importsOf(file: string): ModuleImports {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const eager: string[] = [];
+  const lazy: string[] = [];
+  const visit = (node: ts.Node, inFunction: boolean) => {
+    if (ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly) {
+      const named = node.importClause?.namedBindings;
+      const allTypes = named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly) && !node.importClause?.name;
+      if (!allTypes) eager.push((node.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && !node.isTypeOnly) {
+      eager.push((node.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require' && ts.isStringLiteral(node.arguments[0])) {
+      (inFunction ? lazy : eager).push(node.arguments[0].text);
+    }
+    const fn = ts.isFunctionLike(node);
+    ts.forEachChild(node, (child) => visit(child, inFunction || fn));
+  };
+  visit(source, false);
+  return { eager, lazy };
+}
+
+function resolveRelative(from: string, spec: string): string {
+  const base = path.resolve(path.dirname(from), spec);
+  for (const candidate of [`${base}.ts`, path.join(base, 'index.ts')]) if (fs.existsSync(candidate)) return candidate;
+  throw new Error(`${path.relative(SRC, from)} imports ${spec}, which does not resolve`);
+}
+
+/** The source files an entry point loads, and the packages they import at load. */
+function loadedBy(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const pending = [path.join(SRC, entry)];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const spec of importsOf(file).eager) {
+      if (spec.startsWith('.')) pending.push(resolveRelative(file, spec));
+      else packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+    }
+  }
+  return { files, packages };
+}
+
+const BUILTINS = new Set(['fs', 'path', 'os', 'child_process']);
+const ENGINES = ['cdk8s', 'constructs', 'cdk8s-plus-28', '@pulumi/pulumi', '@pulumi/kubernetes'];
+
+test('the core entry point loads no package when imported: no engine; yaml and the Grafana SDK only when used', () => {
+  const core = loadedBy('index.ts');
+  expect([...core.packages]).toEqual([]);
+  expect([...core.files].every((f) => f.startsWith(path.join(SRC, 'core')) || f === path.join(SRC, 'index.ts'))).toBe(true);
+  const lazy = [...core.files].flatMap((f) => importsOf(f).lazy);
+  expect(new Set(lazy)).toEqual(new Set(['yaml', '@grafana/grafana-foundation-sdk/dashboard', '@grafana/grafana-foundation-sdk/prometheus', '@grafana/grafana-foundation-sdk/timeseries', '@grafana/grafana-foundation-sdk/stat', '@grafana/grafana-foundation-sdk/statetimeline', '@grafana/grafana-foundation-sdk/common']));
+});
+
+test('the cdk8s shell loads cdk8s and never Pulumi; the Pulumi shell the reverse', () => {
+  const cdk8s = [...loadedBy('cdk8s/index.ts').packages];
+  const pulumi = [...loadedBy('pulumi/index.ts').packages];
+  expect(cdk8s.sort()).toEqual(['cdk8s', 'constructs']);
+  expect(pulumi.sort()).toEqual(['@pulumi/kubernetes', '@pulumi/pulumi']);
+  const cli = [...loadedBy('cli/main.ts').packages].filter((p) => !BUILTINS.has(p));
+  expect(cli.filter((p) => ENGINES.includes(p))).toEqual([]);
+});
+
+test('the shells and the command line reach the core only through its entry point, so that a bundle shares one core', () => {
+  const deep: string[] = [];
+  for (const dir of ['cdk8s', 'pulumi', 'cli']) {
+    for (const f of fs.readdirSync(path.join(SRC, dir)).filter((x) => x.endsWith('.ts'))) {
+      for (const spec of importsOf(path.join(SRC, dir, f)).eager) {
+        if (spec.startsWith('../core/') || (spec.startsWith('..') && !spec.startsWith('../core') && spec !== '..')) deep.push(`${dir}/${f}: ${spec}`);
+      }
+    }
+  }
+  expect(deep).toEqual([]);
+});
