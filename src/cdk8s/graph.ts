@@ -1,6 +1,7 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
+  checkComponent,
   checkGraphOptions,
   ComponentSpec,
   dynamoVersionOf,
@@ -117,6 +118,17 @@ export class DynamoGraph extends Construct implements IObservable {
    * deployment construct built the graph (`prefill`, `decode`...). @internal
    */
   public readonly _optionPaths = new Map<string, string>();
+
+  /**
+   * Checks a component on its own (unless a deployment validated `props`
+   * already); throws `DynamoValidationError`. @internal
+   */
+  public _checkComponent(component: ComponentSpec, props: object): void {
+    if (isChecked(props)) return;
+    const d = new Diagnostics();
+    checkComponent(d, component, this.options.backend);
+    d.throwIfErrors();
+  }
 
   /** @internal */
   public _addComponent(component: ComponentSpec, objects: readonly ApiObject[] = []): void {

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { checkComponent, Diagnostics, isChecked, PlannerOptions } from '../core';
+import { PlannerOptions } from '../core';
 import { DynamoGraph } from './graph';
 
 export interface PlannerProps extends PlannerOptions {}
@@ -23,11 +23,7 @@ export class Planner extends Construct {
     this.serviceName = id;
     this.servicePath = `/spec/services/${id}`;
     const component = { kind: 'planner' as const, name: id, path: graph._optionPaths.get(id) ?? id, options: props };
-    if (!isChecked(props)) {
-      const d = new Diagnostics();
-      checkComponent(d, component, graph.options.backend);
-      d.throwIfErrors();
-    }
+    graph._checkComponent(component, props);
     graph._addComponent(component);
   }
 }

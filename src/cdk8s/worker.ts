@@ -1,6 +1,6 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
-import { checkComponent, Diagnostics, isChecked, engineConfigMapName, WorkerOptions, WorkerRole } from '../core';
+import { engineConfigMapName, WorkerOptions, WorkerRole } from '../core';
 import { RenderedApiObject } from './api-object';
 import { DynamoGraph } from './graph';
 
@@ -20,11 +20,7 @@ abstract class WorkerBase extends Construct {
     this.serviceName = props.serviceName ?? id;
     this.servicePath = `/spec/services/${this.serviceName}`;
     const component = { kind: 'worker' as const, role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options: props };
-    if (!isChecked(props)) {
-      const d = new Diagnostics();
-      checkComponent(d, component, graph.options.backend);
-      d.throwIfErrors();
-    }
+    graph._checkComponent(component, props);
 
     if (graph.options.backend._renderer.usesEngineConfigFile) {
       const name = engineConfigMapName(graph.name, this.serviceName);
