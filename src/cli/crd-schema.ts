@@ -31,6 +31,9 @@ export function crdSchemas(doc: any): CrdSchemas {
   return { group: doc.spec.group, kind: doc.spec.names.kind, versions };
 }
 
+/** A CRD file that does not parse. */
+export class CrdFileError extends Error {}
+
 /** Reads every CRD in `file` (YAML or JSON, one or many documents), or in the files of a directory. */
 export function loadCrds(file: string): CrdSchemas[] {
   const stat = fs.statSync(file);
@@ -42,7 +45,12 @@ export function loadCrds(file: string): CrdSchemas[] {
       .flatMap((f) => loadCrds(path.join(file, f)));
   }
   const text = fs.readFileSync(file, 'utf8');
-  const docs: unknown[] = file.endsWith('.json') ? [JSON.parse(text)].flat() : YAML.parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: -1 }));
+  let docs: unknown[];
+  try {
+    docs = file.endsWith('.json') ? [JSON.parse(text)].flat() : YAML.parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: -1 }));
+  } catch (e) {
+    throw new CrdFileError(`${file}: not a CRD file: ${String((e as Error).message).split('\n')[0]}`);
+  }
   return docs.flatMap((d: any) => (isCrd(d) ? [crdSchemas(d)] : d?.kind === 'List' && Array.isArray(d.items) ? d.items.filter(isCrd).map(crdSchemas) : []));
 }
 

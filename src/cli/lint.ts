@@ -118,7 +118,8 @@ function parse(sources: readonly LintSource[], findings: LintFinding[]): Doc[] {
   const docs: Doc[] = [];
   for (const { file, text } of sources) {
     const lines = new YAML.LineCounter();
-    YAML.parseAllDocuments(text, { lineCounter: lines }).forEach((doc, i) => {
+    // merge keys (`<<: *defaults`) as kubectl reads them
+    YAML.parseAllDocuments(text, { lineCounter: lines, merge: true }).forEach((doc, i) => {
       const document = i + 1;
       if (doc.errors.length > 0) {
         for (const e of doc.errors) {
@@ -127,7 +128,13 @@ function parse(sources: readonly LintSource[], findings: LintFinding[]): Doc[] {
         }
         return;
       }
-      const value: unknown = doc.toJS({ maxAliasCount: 100 });
+      let value: unknown;
+      try {
+        value = doc.toJS({ maxAliasCount: 1000 });
+      } catch (e) {
+        findings.push({ file, document, path: `document ${document}`, severity: 'error', rule: 'yaml-syntax', message: String((e as Error).message).split('\n')[0] });
+        return;
+      }
       if (value === null || value === undefined) return;
       if (!isObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string') {
         findings.push({ file, document, path: `document ${document}`, severity: 'error', rule: 'yaml-syntax', message: 'is not a Kubernetes object: it needs apiVersion and kind' });
@@ -180,8 +187,14 @@ export function lintSources(sources: readonly LintSource[], options: LintOptions
         });
         continue;
       }
-      for (const e of schemaErrors) add(pointerToPath(e.pointer, kind), 'crd-schema', 'error', e.message);
-      addFindings(kind === 'DynamoGraphDeployment' ? checkGraphManifest(d.object, objects) : checkRequestManifest(d.object));
+      const found = kind === 'DynamoGraphDeployment' ? checkGraphManifest(d.object, objects) : checkRequestManifest(d.object);
+      // where a rule finds a field wrong, its message says more than the schema's
+      const ruled = new Set(found.filter((f) => f.severity === 'error').map(manifestPath));
+      for (const e of schemaErrors) {
+        const path = pointerToPath(e.pointer, kind);
+        if (!ruled.has(path)) add(path, 'crd-schema', 'error', e.message);
+      }
+      addFindings(found);
       if (kind === 'DynamoGraphDeployment') {
         for (const s of graphModel(d.object, index).services) {
           if (s.engine === 'trtllm' && s.launch.flags.has('--extra-engine-args') && !s.engineConfig) {

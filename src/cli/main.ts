@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import * as fs from 'fs';
 import * as path from 'path';
-import { CrdSchemas, CrdValidator, loadCrds } from './crd-schema';
+import { CrdFileError, CrdSchemas, CrdValidator, loadCrds } from './crd-schema';
 import { formatJson, formatText, lintSources, LintSource } from './lint';
 
 /** The Dynamo CRD schemas bundled at build time, next to this file. */
@@ -95,7 +95,13 @@ function crdsFrom(paths: readonly string[]): CrdSchemas[] {
   }
   return paths.flatMap((p) => {
     if (!fs.existsSync(p)) throw new UsageError(`--crds ${p}: no such file or directory`);
-    const found = loadCrds(p);
+    let found: CrdSchemas[];
+    try {
+      found = loadCrds(p);
+    } catch (e) {
+      if (e instanceof CrdFileError) throw new UsageError(`--crds ${e.message}`);
+      throw e;
+    }
     if (found.length === 0) throw new UsageError(`--crds ${p}: no CustomResourceDefinition found`);
     return found;
   });

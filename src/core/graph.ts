@@ -8,7 +8,8 @@ import { checkFrontend, FrontendOptions, renderFrontend } from './frontend';
 import { IMAGE_PULL_POLICIES, ImagePullPolicy, KubeObject, NameRef, nameOf } from './k8s';
 import { checkExistingModelCache, modelCacheMount } from './model-cache';
 import { checkGraphPlanner, PlannerOptions, renderPlanner } from './planner';
-import { checkGraphManifest, Finding, reportFindings } from './rules';
+import { checkGraphManifest, Finding, reportDraftFindings, reportFindings } from './rules';
+import { at } from './rules/graph-model';
 import { Router } from './router';
 import { DgdService } from './service';
 import { prune } from './util';
@@ -295,22 +296,18 @@ export function renderGraph(spec: GraphSpec, options: RenderOptions = {}): Rende
   const d = new Diagnostics();
   const release = checkGraph(d, spec, options);
   if (d.errors.length > 0) {
-    // Report what the rules would find too, so that every problem shows at once:
-    // render what the options allow, and keep findings the option checks did not make.
-    const optionErrors = d.errors.map((e) => e.path);
-    try {
-      // findings are located by service name: without valid names there is nothing to point at
-      const named = spec.components.every((c) => typeof c.name === 'string' && c.name !== '');
-      const draft = release && named ? buildGraph(new Diagnostics(), spec, release) : undefined;
-      if (draft) {
-        const rules = new Diagnostics();
-        reportFindings(rules, checkGraphManifest(draft.graph, draft.configMaps), optionLocator(spec));
-        // value ranges are the option checks' to report; a draft of invalid values only repeats them
-        d.errors.push(...rules.errors.filter((e) => e.rule !== 'value-range' && !optionErrors.some((p) => overlaps(p, e.path))));
-      }
-    } catch {
-      // options too broken to render: their own errors say why
-    }
+    // findings are located by service name: without valid names there is nothing to point at
+    const named = spec.components.every((c) => typeof c.name === 'string' && c.name !== '');
+    reportDraftFindings(
+      d,
+      () => {
+        if (!release || !named) return undefined;
+        const draft = buildGraph(new Diagnostics(), spec, release);
+        return checkGraphManifest(draft.graph, draft.configMaps);
+      },
+      optionLocator(spec),
+      spec.components.map((c) => c.path),
+    );
     d.throwIfErrors();
   }
   const { graph, configMaps } = buildGraph(d, spec, release!);
@@ -319,12 +316,6 @@ export function renderGraph(spec: GraphSpec, options: RenderOptions = {}): Rende
   reportFindings(d, checkGraphManifest(graph, configMaps), optionLocator(spec));
   d.throwIfErrors();
   return { graph, configMaps, warnings: dedupe(d.warnings) };
-}
-
-/** Whether one option path is the other or contains it. */
-function overlaps(a: string, b: string): boolean {
-  const within = (x: string, y: string) => x === y || x.startsWith(`${y}.`) || x.startsWith(`${y}[`);
-  return within(a, b) || within(b, a);
 }
 
 function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { graph: KubeObject; configMaps: KubeObject[] } {
@@ -363,14 +354,27 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
   return { graph, configMaps };
 }
 
-/** Where a finding in the rendered graph points among the options that produced it. */
+/**
+ * Where a finding in the rendered graph points among the options that
+ * produced it. A flag or an engine config key the user passed through
+ * `extraArgs` or `engineConfig` is reported there, not at the option the
+ * library would have rendered it from.
+ */
 export function optionLocator(spec: GraphSpec): (f: Finding) => string {
-  const paths = new Map(spec.components.map((c) => [c.name, c.path]));
+  const components = new Map(spec.components.map((c) => [c.name, c]));
   return (f) => {
     const option = f.option ?? f.field;
     if (option.startsWith('graph:')) return join(spec.path, option.slice('graph:'.length));
     if (f.service === undefined) return join(spec.path, option);
-    const base = paths.get(f.service) ?? f.service;
+    const c = components.get(f.service);
+    const base = c?.path ?? f.service;
+    const given = (isPlainObject(c?.options) ? c!.options : {}) as Record<string, unknown>;
+    if (option !== '' && given[option.split('.')[0]] === undefined) {
+      const flag = /\[(-[^\]]+)\]$/.exec(f.field)?.[1];
+      const extraArgs = Array.isArray(given.extraArgs) ? (given.extraArgs as unknown[]) : [];
+      if (flag && extraArgs.some((a) => a === flag || (typeof a === 'string' && a.startsWith(`${flag}=`)))) return join(base, 'extraArgs');
+      if (f.field.startsWith('engineConfig.') && at(given.engineConfig, f.field.slice('engineConfig.'.length)) !== undefined) return join(base, f.field);
+    }
     return option === '' ? base : join(base, option);
   };
 }

@@ -15,12 +15,12 @@ import {
   join,
   optionKeys,
 } from './checks';
-import { Diagnostics, show, validate, ValidationWarning } from './errors';
+import { dedupe, Diagnostics, show, ValidationWarning } from './errors';
 import { IModelCache } from './graph';
 import { ComputeResources, KubeObject, NameRef, nameOf } from './k8s';
 import { checkObservability, ObservabilityOptions, ObservedGraph, renderObservability } from './observability';
 import { checkPlannerOptions, PlannerOptions } from './planner';
-import { checkRequestManifest, reportFindings } from './rules';
+import { checkRequestManifest, Finding, reportDraftFindings, reportFindings } from './rules';
 import { checkResources, renderResources } from './service';
 import { prune } from './util';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
@@ -359,13 +359,28 @@ export function renderSlaPlanned(
   namespace: string | undefined,
   o: SlaPlannedDeploymentOptions,
 ): { object: KubeObject; observability: KubeObject[]; warnings: readonly ValidationWarning[] } {
-  const warnings = validate((d) => checkSlaPlanned(d, name, namespace, o));
+  const d = new Diagnostics();
+  checkSlaPlanned(d, name, namespace, o);
+  // the rules `dynamo-constructs lint` runs, on the rendered request, reported at the options
+  const locate = (f: Finding) => f.option ?? f.field;
+  if (d.errors.length > 0) {
+    reportDraftFindings(d, () => checkRequestManifest(buildRequest(name, namespace, o)), locate, []);
+    d.throwIfErrors();
+  }
+  const object = buildRequest(name, namespace, o);
+  reportFindings(d, checkRequestManifest(object), locate);
+  d.throwIfErrors();
+  const observability = o.observability ? renderObservability(slaPlannedObservedGraph(name, namespace, o), o.observability) : [];
+  return { object, observability, warnings: dedupe(d.warnings) };
+}
+
+function buildRequest(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions): KubeObject {
   const version = dynamoVersionOf(o);
   const release = releaseOf(version);
   const runtimeImage = o.backend._image(release, version);
   const ov = o.deploymentOverrides ?? {};
   const resources = renderResources(o.resources);
-  const object: KubeObject = prune({
+  return prune({
     apiVersion: release.apiVersion,
     kind: 'DynamoGraphDeploymentRequest',
     metadata: { name, namespace, labels: o.labels, annotations: o.annotations },
@@ -392,8 +407,4 @@ export function renderSlaPlanned(
       },
     },
   });
-  // the rules `dynamo-constructs lint` runs, on the rendered request, reported at the options
-  const findings = validate((d) => reportFindings(d, checkRequestManifest(object), (f) => f.option ?? f.field));
-  const observability = o.observability ? renderObservability(slaPlannedObservedGraph(name, namespace, o), o.observability) : [];
-  return { object, observability, warnings: [...warnings, ...findings] };
 }

@@ -492,11 +492,38 @@ describe('the rules read manifests as Dynamo writes them', () => {
   });
 });
 
-describe('every problem at once', () => {
+describe('every problem at once, at the option that causes it', () => {
+  const at = (issues: Reported[]) => issues.map((i) => `${i.path} [${i.rule}]`);
+
   test('option errors and what the rules find on a draft of the graph come in one error', () => {
-    expect(
-      fromOptions(() => renderDisagg({ prefill: { tensorParallelSize: 2, replicas: -1 }, decode: { tensorParallelSize: 4, gpus: 2 } })).map((i) => `${i.path} [${i.rule}]`),
-    ).toEqual(['prefill.replicas [value-range]', 'decode.gpus [parallelism-gpus]']);
+    expect(at(fromOptions(() => renderDisagg({ prefill: { tensorParallelSize: 2, replicas: -1 }, decode: { tensorParallelSize: 4, gpus: 2 } })))).toEqual([
+      'prefill.replicas [value-range]',
+      'decode.gpus [parallelism-gpus]',
+    ]);
+  });
+
+  test('a finding about a whole component stays when one of its options has an error', () => {
+    const issues = at(fromOptions(() => renderDisagg({ prefill: { tensorParallelSize: 2, maxNumSeqs: 0 } }, 'a-rather-long-deployment-name-of-38-chars')));
+    expect(issues).toEqual(expect.arrayContaining(['prefill.maxNumSeqs [value-range]', 'prefill [name-length]', 'decode [name-length]']));
+  });
+
+  test('router settings given as environment are reported at the variable, with other errors too', () => {
+    const frontend = { env: { DYN_ROUTER_MODE: 'kv', DYN_ROUTER_TEMPERATURE: '-1' } };
+    expect(at(fromOptions(() => renderDisagg({ frontend })))).toEqual(['frontend.env.DYN_ROUTER_TEMPERATURE [value-range]']);
+    expect(at(fromOptions(() => renderDisagg({ frontend, decode: { tensorParallelSize: 2, replicas: -1 } })))).toEqual([
+      'decode.replicas [value-range]',
+      'frontend.env.DYN_ROUTER_TEMPERATURE [value-range]',
+    ]);
+  });
+
+  test('a flag passed in extraArgs is reported at extraArgs, once', () => {
+    expect(at(fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 2, extraArgs: ['--block-size=32'] } })))).toEqual(['decode.extraArgs [block-size-mismatch]']);
+    expect(at(fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 2, extraArgs: ['--is-prefill-worker'] } })))).toEqual(['decode.extraArgs[0] [option-conflict]']);
+  });
+
+  test('an SLA-planned deployment reports its option errors and its rules together', () => {
+    const issues = at(fromOptions(() => renderSlaPlanned('req', 'ns', { ...request(), sla: { ...request().sla, isl: 0 }, hardware: { minGpusPerEngine: 4 }, planner: { maxGpuBudget: 2 } })));
+    expect(issues).toEqual(['sla.isl [value-range]', 'planner.maxGpuBudget [planner-budget]']);
   });
 });
 

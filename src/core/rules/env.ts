@@ -1,6 +1,6 @@
 import { isPlainObject } from '../checks';
 import { Findings } from './findings';
-import { argField, GraphModel, Place, ServiceModel } from './graph-model';
+import { GraphModel, Place, ServiceModel } from './graph-model';
 
 /**
  * Environment lists as the operator's webhook accepts them (no name twice in
@@ -30,21 +30,40 @@ function checkList(f: Findings, service: ServiceModel | undefined, list: unknown
     const place: Place = { field: `${field}[${e.name}]`, option: option(e.name) };
     if (seen.has(e.name)) f.report('duplicate-env', service, place, `is listed twice; the operator's webhook refuses duplicate names in one list. Keep one entry`);
     seen.add(e.name);
-    if (typeof e.value !== 'string' || e.value === '') continue;
-    const token = tokenIn(e.value);
-    if (token) f.report('literal-secret', service, place, `holds ${token} in plain text: anyone who can read the manifest (or its Git history) has it. Revoke it, and ${FIX}`);
-    else if (SECRET_NAMES.test(e.name)) f.report('literal-secret', service, place, `is a credential written as a literal value; ${FIX}`);
+    if (typeof e.value !== 'string' || e.value === '' || tokenIn(e.value)) continue;
+    if (SECRET_NAMES.test(e.name)) f.report('literal-secret', service, place, `is a credential written as a literal value; ${FIX}`);
+  }
+}
+
+/**
+ * Token-shaped strings anywhere: environment lists (by variable), command
+ * lines (`--hf-token`, `huggingface-cli login --token`, `export HF_TOKEN=` in a
+ * shell line), init containers and sidecars.
+ */
+function scanTokens(f: Findings, service: ServiceModel | undefined, value: unknown, field: string, option: string | undefined): void {
+  if (typeof value === 'string') {
+    const token = tokenIn(value);
+    if (token) f.report('literal-secret', service, { field, option }, `holds ${token} in plain text: anyone who can read the manifest (or its Git history) has it. Revoke it, and ${FIX}`);
+  } else if (Array.isArray(value)) {
+    const envList = /(^|\.)(envs|env)$/.test(field);
+    value.forEach((v, i) => {
+      if (envList && isPlainObject(v) && typeof v.name === 'string') {
+        scanTokens(f, service, v.value, `${field}[${v.name}]`, field === 'spec.envs' ? `graph:env.${v.name}` : `env.${v.name}`);
+      } else {
+        scanTokens(f, service, v, `${field}[${i}]`, /(^|\.)(args|command)$/.test(field) ? 'extraArgs' : option);
+      }
+    });
+  } else if (isPlainObject(value)) {
+    for (const [k, v] of Object.entries(value)) scanTokens(f, service, v, field === '' ? k : `${field}.${k}`, option);
   }
 }
 
 export function envRules(g: GraphModel, f: Findings): void {
   checkList(f, undefined, g.spec.envs, 'spec.envs', (name) => `graph:env.${name}`);
+  scanTokens(f, undefined, g.spec.envs, 'spec.envs', undefined);
   for (const s of g.services) {
     checkList(f, s, s.spec.envs, 'envs', (name) => `env.${name}`);
     checkList(f, s, s.container.env, 'extraPodSpec.mainContainer.env', (name) => `env.${name}`);
-    for (const [flag, value] of s.launch.flags) {
-      const token = typeof value === 'string' ? tokenIn(value) : undefined;
-      if (token) f.report('literal-secret', s, { field: argField(flag), option: 'extraArgs' }, `holds ${token} in plain text; ${FIX}`);
-    }
+    scanTokens(f, s, s.spec, '', undefined);
   }
 }

@@ -16,8 +16,10 @@ const CAPABILITIES: Place = { field: containerField('securityContext.capabilitie
 /** UCX transports that need an RDMA (or EFA SRD) device. */
 const RDMA_TRANSPORTS = /(^|,)\s*(rc|rc_x|rc_v|rc_verbs|rc_mlx5|dc|dc_x|dc_mlx5|ud|ud_x|ud_v|ud_verbs|ud_mlx5|ib|srd)\s*(,|$)/;
 
+/** RDMA device plugins: `rdma/...` (shared device plugin), SR-IOV and host-device resources of the NVIDIA network operator. */
 function isRdmaResource(name: string): boolean {
-  return name.startsWith('rdma/') || /rdma|hca|(^|\/)ib(_|$)|roce/i.test(name);
+  const resource = name.slice(name.indexOf('/') + 1);
+  return name.startsWith('rdma/') || /(^|[-_.])(rdma|hca|ib|roce|infiniband|hostdev|sriov)([-_.\d]|$)/i.test(resource);
 }
 
 const EFA_RESOURCE = 'vpc.amazonaws.com/efa';
@@ -48,6 +50,12 @@ export function fabricOf(s: ServiceModel): FabricKind {
   const found = devices(s);
   if (found.some((d) => d.kind === 'efa')) return 'efa';
   if (found.some((d) => d.kind === 'rdma')) return 'rdma';
+  // a privileged pod sees the host's devices: its transport environment says which
+  if (privileged(s)) {
+    const env = fabricEnv(s).map((e) => e.name);
+    if (env.some((n) => n.startsWith('FI_'))) return 'efa';
+    if (env.length > 0) return 'rdma';
+  }
   return 'tcp';
 }
 
@@ -72,7 +80,7 @@ function fabricEnv(s: ServiceModel): { name: string; place: Place }[] {
       name.startsWith('UCX_IB_') ||
       (name === 'FI_PROVIDER' && value === 'efa') ||
       (name.startsWith('FI_EFA_') && name !== 'FI_EFA_ENABLE_SHM_TRANSFER');
-    if (needsDevice) found.push({ name, place: { field: e.place.field, option: e.place.option?.startsWith('graph:') ? e.place.option : 'graph:fabric' } });
+    if (needsDevice) found.push({ name, place: e.place });
   }
   return found;
 }
@@ -90,6 +98,8 @@ export function fabricRules(g: GraphModel, f: Findings): void {
   for (const s of g.services) {
     const found = devices(s);
     const ipcLock = hasIpcLock(s);
+    // a privileged pod reaches the host's devices without requesting them
+    if (privileged(s)) continue;
     if (found.length > 0 && !ipcLock) {
       f.report(
         'rdma-without-ipc-lock',
@@ -105,13 +115,16 @@ export function fabricRules(g: GraphModel, f: Findings): void {
         f.report('fabric-without-device', s, CAPABILITIES, 'adds IPC_LOCK, but the pod requests no RDMA or EFA device: the capability grants nothing NIXL can use. Request the device (Fabric.rdma(), Fabric.efa()) or drop IPC_LOCK');
       }
       for (const e of env) {
-        f.report('fabric-without-device', s, e.place, `configures an RDMA/EFA transport, but the pod requests no RDMA or EFA device: NIXL finds no device and fails. Request the device (Fabric.rdma(), Fabric.efa()) or remove ${e.name}`);
+        // a variable of the whole graph is reported once, at the graph
+        const at = e.place.field.startsWith('spec.') ? undefined : s;
+        f.report('fabric-without-device', at, e.place, `configures an RDMA/EFA transport, but the pod requests no RDMA or EFA device: NIXL finds no device and fails. Request the device (Fabric.rdma(), Fabric.efa()) or remove ${e.name}`);
       }
     }
   }
 
-  const pool = workers(g);
-  if (isDisaggregated(g)) {
+  // mocker workers simulate engines and move no KV cache
+  const pool = workers(g).filter((w) => w.engine !== 'mocker');
+  if (isDisaggregated(g) && pool.some((w) => w.role === 'prefill') && pool.some((w) => w.role === 'decode')) {
     const prefill = pool.filter((w) => w.role === 'prefill');
     const decode = pool.filter((w) => w.role === 'decode');
     const reference = prefill[0];

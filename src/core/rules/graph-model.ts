@@ -55,7 +55,10 @@ export interface ServiceModel {
 }
 
 export interface GraphModel {
+  /** `metadata.name`, or `''` when it is not a string. */
   readonly name: string;
+  /** `metadata.name` as written. */
+  readonly rawName: unknown;
   readonly namespace?: string;
   readonly spec: Readonly<Record<string, unknown>>;
   readonly services: readonly ServiceModel[];
@@ -89,6 +92,10 @@ function kindOf(componentType: unknown, launch: Launch): ServiceKind {
   const t = typeof componentType === 'string' ? componentType : '';
   if (t === 'frontend' || launch.module === 'dynamo.frontend') return 'frontend';
   if (t === 'planner' || (launch.module !== undefined && PLANNER_MODULES.has(launch.module))) return 'planner';
+  // a worker that runs something other than an engine (a processor, a script) is not an LLM worker pool
+  if (launch.module !== undefined && !ENGINE_MODULES[launch.module]) return 'other';
+  // multimodal encoders and processors hold no KV cache to route or transfer
+  if ([...launch.flags.keys()].some((f) => f.startsWith('--multimodal'))) return 'other';
   if (t === 'worker' || t === 'prefill' || t === 'decode' || (launch.module !== undefined && ENGINE_MODULES[launch.module])) return 'worker';
   return 'other';
 }
@@ -102,18 +109,22 @@ export function roleFlag(launch: Launch): Located<'prefill' | 'decode'> | undefi
   return undefined;
 }
 
-function engineOf(launch: Launch, backendFramework: unknown, kind: ServiceKind): EngineName | undefined {
+function engineOf(launch: Launch, launches: boolean, backendFramework: unknown, kind: ServiceKind): EngineName | undefined {
   if (launch.module !== undefined && ENGINE_MODULES[launch.module]) return ENGINE_MODULES[launch.module];
-  if (kind === 'worker' && (backendFramework === 'vllm' || backendFramework === 'sglang' || backendFramework === 'trtllm')) return backendFramework;
+  // without a command line of its own, a worker runs the graph's backend
+  if (kind === 'worker' && !launches && (backendFramework === 'vllm' || backendFramework === 'sglang' || backendFramework === 'trtllm')) return backendFramework;
   return undefined;
 }
 
 /** Finds the ConfigMap key a file path inside the container comes from. */
 function mountedConfigMap(spec: Record<string, unknown>, container: Record<string, unknown>, file: string): { name: string; key: string } | undefined {
   const mounts = Array.isArray(container.volumeMounts) ? container.volumeMounts.filter(isPlainObject) : [];
-  const mount = mounts
-    .filter((m) => typeof m.mountPath === 'string' && file.startsWith(`${String(m.mountPath).replace(/\/$/, '')}/`))
-    .sort((a, b) => String(b.mountPath).length - String(a.mountPath).length)[0];
+  // the file itself (a `subPath` mount), or the deepest directory holding it
+  const mount =
+    mounts.find((m) => m.mountPath === file && typeof m.subPath === 'string') ??
+    mounts
+      .filter((m) => typeof m.mountPath === 'string' && file.startsWith(`${String(m.mountPath).replace(/\/$/, '')}/`))
+      .sort((a, b) => String(b.mountPath).length - String(a.mountPath).length)[0];
   if (!mount) return undefined;
   const volumes = Array.isArray(obj(spec.extraPodSpec).volumes) ? (obj(spec.extraPodSpec).volumes as unknown[]).filter(isPlainObject) : [];
   const volume = volumes.find((v) => v.name === mount.name);
@@ -177,7 +188,9 @@ export function graphModel(graph: Readonly<Record<string, unknown>>, objects: Re
     const env = new Map<string, EnvEntry>();
     for (const e of graphEnv) env.set(e.name, { env: e, place: { field: `spec.envs[${e.name}]`, option: `graph:env.${e.name}` } });
     for (const e of envList(s.envs)) env.set(e.name, { env: e, place: { field: `envs[${e.name}]`, option: `env.${e.name}` } });
-    const engine = engineOf(launch, spec.backendFramework, kind);
+    for (const e of envList(container.env)) env.set(e.name, { env: e, place: { field: containerField(`env[${e.name}]`), option: `env.${e.name}` } });
+    const launches = launch.module !== undefined || launch.flags.size > 0;
+    const engine = engineOf(launch, launches, spec.backendFramework, kind);
     const sub = s.subComponentType;
     const role: ServiceRole | undefined =
       kind !== 'worker'
@@ -195,13 +208,20 @@ export function graphModel(graph: Readonly<Record<string, unknown>>, objects: Re
       engine,
       container,
       launch,
-      launches: launch.module !== undefined || launch.flags.size > 0,
+      launches,
       env,
       engineConfig: engine === 'trtllm' ? engineConfigOf(s, container, launch, objects, namespace) : undefined,
     };
   });
+  // Dynamo's vLLM examples before 0.8 run decode workers without a flag, next to flagged prefill workers
+  if (services.some((s) => s.role === 'prefill')) {
+    services.forEach((s, i) => {
+      if (s.role === 'aggregated' && s.engine === 'vllm' && s.spec.subComponentType === undefined) services[i] = { ...s, role: 'decode' };
+    });
+  }
   return {
     name: typeof metadata.name === 'string' ? metadata.name : '',
+    rawName: metadata.name,
     namespace,
     spec,
     services,

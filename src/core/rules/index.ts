@@ -12,7 +12,7 @@ import { claimRules, storageRules } from './storage';
 import { structureRules } from './structure';
 
 export * from './catalog';
-export { Finding, manifestPath, reportFindings } from './findings';
+export { Finding, manifestPath, reportDraftFindings, reportFindings } from './findings';
 export { GraphModel, graphModel, indexObjects, Place, ServiceModel } from './graph-model';
 export { parameterBillions } from './model-size';
 export { MAX_SERVICES, MAX_GROVE_NAME_LENGTH } from './structure';

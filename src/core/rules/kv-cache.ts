@@ -82,11 +82,10 @@ export function kvCacheRules(g: GraphModel, f: Findings): void {
     const flagged = roleFlag(s.launch);
     if ((sub === 'prefill' || sub === 'decode') && flagged && flagged.value !== sub) {
       f.report('role-flags', s, flagged, `makes this a ${flagged.value} worker, but its subComponentType is ${sub}; the planner would scale it as ${sub}. Make them agree`);
-    } else if ((sub === 'prefill' || sub === 'decode') && !flagged) {
+    } else if ((sub === 'prefill' || (sub === 'decode' && s.engine !== 'vllm')) && !flagged) {
+      // (a vLLM decode worker needs no flag before Dynamo 1.0: unflagged, it decodes for the prefill workers)
       const fix = s.engine === 'vllm' ? `--is-${sub}-worker` : `--disaggregation-mode ${sub}`;
       f.report('role-flags', s, { field: argField(fix.split(' ')[0]), option: '' }, `is missing although subComponentType is ${sub}: without it the engine runs aggregated. Add ${fix}`);
-    } else if (sub === undefined && flagged && g.services.some((x) => x.kind === 'planner')) {
-      f.report('role-flags', s, { field: 'subComponentType', option: '' }, `is not set on this ${flagged.value} worker; the planner finds workers by subComponentType. Set it to ${flagged.value}`);
     }
   }
 }

@@ -33,7 +33,13 @@ const BOOLEAN_FLAGS = new Set([
 ]);
 
 const SHELLS = /(^|\/)(ba|da|z)?sh$/;
+/** Shell options that take the script next: `-c`, `-ec`, `-lc`, `-xc`... */
+const SHELL_SCRIPT_OPTION = /^-[a-z]*c[a-z]*$/;
+/** Launchers that run the rest of the line: `tini --`, `/usr/bin/env`, `exec`. */
+const LAUNCHERS = /(^|\/)(tini|dumb-init|env|exec)$/;
 const FLAG = /^--?[A-Za-z]/;
+/** Modules the rules know: a shell line is read for the command that runs one of them. */
+const KNOWN_MODULE = /^(dynamo\.|planner_sla$)/;
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '')) : [];
@@ -73,14 +79,27 @@ export function shellWords(line: string): string[][] {
   return commands.filter((c) => c.length > 0);
 }
 
+/** The module a command runs (`python3 -m <module>`), if any. */
+function moduleOf(words: readonly string[]): string | undefined {
+  const m = words.indexOf('-m');
+  return m >= 0 && m + 1 < words.length ? words[m + 1] : undefined;
+}
+
+/** The command of a shell line that runs a module the rules know, else one that runs any module, else the last. */
+function pickCommand(commands: string[][]): string[] {
+  return commands.find((c) => KNOWN_MODULE.test(moduleOf(c) ?? '')) ?? commands.find((c) => moduleOf(c) !== undefined) ?? commands[commands.length - 1] ?? [];
+}
+
 /** The words of the command that runs a Python module, or the whole command line. */
 function launchWords(command: string[], args: string[]): string[] {
-  const all = [...command, ...args];
-  const dashC = all.indexOf('-c');
-  if (all.length > 0 && SHELLS.test(all[0]) && dashC > 0 && dashC + 1 < all.length) {
-    const commands = shellWords(all.slice(dashC + 1).join(' '));
-    return commands.find((c) => c.includes('-m')) ?? commands[commands.length - 1] ?? [];
+  let all = [...command, ...args];
+  while (all.length > 0 && (LAUNCHERS.test(all[0]) || all[0] === '--')) all = all.slice(1);
+  if (all.length > 0 && SHELLS.test(all[0])) {
+    const option = all.findIndex((w, i) => i > 0 && SHELL_SCRIPT_OPTION.test(w));
+    if (option > 0 && option + 1 < all.length) return pickCommand(shellWords(all.slice(option + 1).join(' ')));
   }
+  // a whole command line in one string, as older manifests write `args`
+  if (all.length === 1 && /\s/.test(all[0])) return pickCommand(shellWords(all[0]));
   return all;
 }
 

@@ -23,7 +23,8 @@ export function parameterBillions(model: string): number | undefined {
 
 export function modelSizeRules(g: GraphModel, f: Findings): void {
   if (!isDisaggregated(g)) return;
-  const worker = workers(g).find((w) => modelOf(w) !== undefined);
+  // mocker workers simulate engines: the model's size costs nothing there
+  const worker = workers(g).find((w) => w.engine !== 'mocker' && modelOf(w) !== undefined);
   const model = worker && modelOf(worker);
   if (!worker || !model) return;
   const billions = parameterBillions(model.value);

@@ -34,6 +34,13 @@ export function parallelismRules(g: GraphModel, f: Findings): void {
         gpusAt,
         `is ${have}, fewer than the ${ranks} GPUs each engine's parallelism needs (${product}); give each engine at least ${ranks} GPUs`,
       );
+    } else if (nodes > 1 && ranks % nodes !== 0) {
+      f.report(
+        'multinode-gpus',
+        s,
+        nodesAt,
+        `is ${nodes}, which does not split the engine's ${ranks} parallel ranks (${product}) evenly: every node runs the same number of ranks. Use a node count that divides ${ranks}`,
+      );
     } else if (nodes > 1 && ranks <= gpus) {
       f.report(
         'multinode-gpus',

@@ -10,6 +10,7 @@ import { engineGpus, replicasOf } from './workload';
 export const PLANNER_DEFAULTS = RELEASES[DEFAULT_DYNAMO_VERSION.split('.').slice(0, 2).join('.')].planner.defaults;
 
 const SETTINGS = {
+  mode: { flag: '--mode', key: 'mode' },
   maxGpuBudget: { flag: '--max-gpu-budget', key: 'max_gpu_budget' },
   minEndpoint: { flag: '--min-endpoint', key: 'min_endpoint' },
   adjustmentIntervalSeconds: { flag: '--adjustment-interval', key: 'throughput_adjustment_interval' },
@@ -20,7 +21,7 @@ const SETTINGS = {
 type PlannerSetting = keyof typeof SETTINGS;
 
 /** The planner's JSON config (`--config '{...}'`, Dynamo 1.1 and later), when inline. */
-function inlineConfig(s: ServiceModel): Record<string, unknown> | undefined {
+export function inlineConfig(s: ServiceModel): Record<string, unknown> | undefined {
   const config = flagValue(s.launch, '--config')?.value;
   if (typeof config !== 'string' || !config.trim().startsWith('{')) return undefined;
   try {
@@ -31,7 +32,7 @@ function inlineConfig(s: ServiceModel): Record<string, unknown> | undefined {
   }
 }
 
-function plannerSetting(s: ServiceModel, key: PlannerSetting): Located<string | number | true> | undefined {
+export function plannerSetting(s: ServiceModel, key: PlannerSetting): Located<string | number | true> | undefined {
   const { flag, key: configKey } = SETTINGS[key];
   const f = flagValue(s.launch, flag);
   if (f) return { value: f.value, field: argField(flag), option: key };
@@ -65,6 +66,10 @@ export function plannerRules(g: GraphModel, f: Findings): void {
     );
   }
 
+  // a config file, or a planner that takes its settings only from one, keeps its budget out of the manifest
+  const config = flagValue(planner.launch, '--config')?.value;
+  const budgetUnknown = !budgetAt && ((typeof config === 'string' && !inlineConfig(planner)) || planner.launch.module === 'dynamo.planner');
+  if (budgetUnknown) return;
   const prefill = pool.find((w) => w.role === 'prefill');
   const decode = pool.find((w) => w.role === 'decode');
   const prefillGpus = prefill && engineGpus(prefill);

@@ -13,8 +13,8 @@ const SETTINGS = {
   ttlSeconds: { flags: ['--router-ttl'], env: 'DYN_ROUTER_TTL', option: 'router.ttlSeconds' },
   maxTreeSize: { flags: ['--router-max-tree-size'], env: 'DYN_ROUTER_MAX_TREE_SIZE', option: 'router.maxTreeSize' },
   pruneTargetRatio: { flags: ['--router-prune-target-ratio'], env: 'DYN_ROUTER_PRUNE_TARGET_RATIO', option: 'router.pruneTargetRatio' },
-  activeDecodeBlocksThreshold: { flags: ['--active-decode-blocks-threshold'], env: undefined, option: 'router.activeDecodeBlocksThreshold' },
-  activePrefillTokensThreshold: { flags: ['--active-prefill-tokens-threshold'], env: undefined, option: 'router.activePrefillTokensThreshold' },
+  activeDecodeBlocksThreshold: { flags: ['--active-decode-blocks-threshold'], env: 'DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD', option: 'router.activeDecodeBlocksThreshold' },
+  activePrefillTokensThreshold: { flags: ['--active-prefill-tokens-threshold'], env: 'DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD', option: 'router.activePrefillTokensThreshold' },
   replicaSync: { flags: ['--router-replica-sync'], env: undefined, option: 'router.replicaSync' },
   httpPort: { flags: ['--http-port'], env: 'DYN_HTTP_PORT', option: 'httpPort' },
 } as const;
@@ -27,7 +27,8 @@ export function routerSetting(_g: GraphModel, frontend: ServiceModel, key: Route
   const f = flagValue(frontend.launch, ...s.flags);
   if (f) return { value: f.value, field: argField(f.name), option: s.option };
   const e = s.env ? frontend.env.get(s.env) : undefined;
-  if (e && typeof e.env.value === 'string') return { value: e.env.value, field: e.place.field, option: s.option };
+  // set through the environment: the finding points at the variable
+  if (e && typeof e.env.value === 'string') return { value: e.env.value, field: e.place.field, option: e.place.option };
   return undefined;
 }
 
@@ -50,7 +51,8 @@ const RANGES: Partial<Record<RouterSetting, RangeCheck>> = {
   httpPort: (f, s, v) => f.checkNumeric(s, v, (d, path, n) => checkNumber(d, path, Number.isInteger(n) ? n : NaN, { min: 1, max: 65535 })),
 };
 
-const MODES = ['round-robin', 'random', 'kv'];
+/** Router modes; guide 3 spells round-robin `round_robin` in `DYN_ROUTER_MODE`. */
+const MODES = ['round-robin', 'round_robin', 'random', 'kv'];
 
 /** Whether a worker publishes KV cache events, as its engine's flags and defaults say; undefined if unknown. */
 function publishesKvEvents(w: ServiceModel): boolean | undefined {
@@ -78,7 +80,7 @@ function publishesKvEvents(w: ServiceModel): boolean | undefined {
 
 /** A KV router that expects events needs them from the workers it routes prefill to. */
 function kvEventRules(g: GraphModel, f: Findings, frontend: ServiceModel): void {
-  const eventsOff = frontend.launch.flags.has('--no-kv-events') || String(frontend.env.get('DYN_KV_EVENTS')?.env.value).toLowerCase() === 'false';
+  const eventsOff = frontend.launch.flags.has('--no-kv-events') || ['false', '0'].includes(String(frontend.env.get('DYN_KV_EVENTS')?.env.value).toLowerCase());
   if (routerSetting(g, frontend, 'mode')?.value !== 'kv' || eventsOff) return;
   for (const worker of g.services.filter((s) => s.kind === 'worker' && (s.role === 'prefill' || s.role === 'aggregated'))) {
     if (publishesKvEvents(worker) !== false) continue;

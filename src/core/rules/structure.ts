@@ -2,6 +2,7 @@ import { checkDnsLabel, checkServiceName } from '../checks';
 import { show } from '../errors';
 import { Findings } from './findings';
 import { GraphModel, workers } from './graph-model';
+import { plannerSetting } from './planner';
 
 /** The most services a DynamoGraphDeployment may have (CRD `maxProperties`). */
 export const MAX_SERVICES = 25;
@@ -18,7 +19,7 @@ const SERVICES = { field: 'spec.services', option: 'graph:services' };
 
 /** Names the operator accepts, and the shape of a graph: one frontend, workers in a consistent layout. */
 export function structureRules(g: GraphModel, f: Findings): void {
-  f.check(undefined, { field: 'metadata.name', option: 'graph:name' }, (d, path) => checkDnsLabel(d, path, g.name));
+  f.check(undefined, { field: 'metadata.name', option: 'graph:name' }, (d, path) => checkDnsLabel(d, path, g.rawName));
   for (const s of g.services) {
     f.check(s, { field: '', option: 'serviceName' }, (d, path) => checkServiceName(d, path, s.name));
   }
@@ -69,7 +70,9 @@ export function structureRules(g: GraphModel, f: Findings): void {
     const [has, missing] = roles.has('prefill') ? ['prefill', 'decode'] : ['decode', 'prefill'];
     f.report('graph-structure', undefined, SERVICES, `has ${has} workers but no ${missing} worker; prefill and decode workers come in pairs`);
   }
-  if (planners.length > 0 && !(roles.has('prefill') && roles.has('decode'))) {
+  // a planner in agg mode (Dynamo 1.x) scales aggregated workers; the others scale prefill and decode
+  const mode = planners.length > 0 ? plannerSetting(planners[0], 'mode')?.value : undefined;
+  if (planners.length > 0 && (mode === undefined || mode === 'disagg') && !(roles.has('prefill') && roles.has('decode'))) {
     f.report('graph-structure', planners[0], { field: '', option: '' }, 'needs a disaggregated graph: the SLA planner scales prefill and decode workers separately');
   }
   if (frontends.length === 0) {

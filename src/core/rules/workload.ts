@@ -45,9 +45,17 @@ export function pipelineParallel(s: ServiceModel): Located<Raw> | undefined {
   return engineKey(s, 'pipeline_parallel_size', 'pipelineParallelSize') ?? flag(s, 'pipelineParallelSize', ...(PP_FLAGS[s.engine ?? 'mocker'] ?? []));
 }
 
-/** vLLM data parallel ranks in one worker (each needs tensor x pipeline GPUs). */
+/**
+ * vLLM data parallel ranks this worker pod runs (each needs tensor x pipeline
+ * GPUs): the local ranks when given, one when the pod is a single rank of a
+ * larger group (`--data-parallel-rank`), else all of them.
+ */
 export function dataParallel(s: ServiceModel): Located<Raw> | undefined {
-  return s.engine === 'vllm' ? flag(s, 'extraArgs', '--data-parallel-size', '-dp') : undefined;
+  if (s.engine !== 'vllm') return undefined;
+  const local = flag(s, 'extraArgs', '--data-parallel-size-local', '-dpl');
+  if (local) return local;
+  if (s.launch.flags.has('--data-parallel-rank') || s.launch.flags.has('-dpr')) return undefined;
+  return flag(s, 'extraArgs', '--data-parallel-size', '-dp');
 }
 
 /** GPUs of one worker pod: `resources.limits.gpu` (the operator's default is 1). */
