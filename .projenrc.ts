@@ -23,13 +23,20 @@ const project = new typescript.TypeScriptProject({
   // ajv: the lint command checks manifests against the Dynamo CRD schemas
   deps: ['yaml@^2.8.0', '@grafana/grafana-foundation-sdk@~0.0.21', 'ajv@^8.17.0'],
   bin: { 'dynamo-constructs': 'lib/cli/main.js' },
-  peerDeps: ['cdk8s@^2.70.100', 'constructs@^10.8.1', 'cdk8s-plus-28@^2.5.6', '@pulumi/pulumi@^3.248.0', '@pulumi/kubernetes@^4.34.0'],
+  peerDeps: [
+    'cdk8s@^2.70.100',
+    'constructs@^10.8.1',
+    'cdk8s-plus-28@^2.5.6',
+    '@pulumi/pulumi@^3.248.0',
+    '@pulumi/kubernetes@^4.34.0',
+    // the lint command validates core Kubernetes objects with it when installed
+    'kubernetes-models@^4.5.1',
+  ],
   devDeps: [
     '@swc/core@^1.15.0',
     '@swc/jest@^0.2.39',
     'esbuild@^0.28.0',
     'fast-check@^4.10.0',
-    'kubernetes-models@~4.5.1',
     'tsconfig-paths@^4.2.0',
     '@kubernetes-models/flux-cd@^4.0.0',
     '@kubernetes-models/prometheus-operator@^6.0.0',
@@ -71,6 +78,12 @@ project.package.addField('peerDependenciesMeta', {
   'cdk8s-plus-28': { optional: true },
   '@pulumi/pulumi': { optional: true },
   '@pulumi/kubernetes': { optional: true },
+  'kubernetes-models': { optional: true },
+});
+
+// TypeScript before node16 module resolution finds the subpath entry points through typesVersions.
+project.package.addField('typesVersions', {
+  '*': { cdk8s: ['lib/cdk8s/index.d.ts'], pulumi: ['lib/pulumi/index.d.ts'] },
 });
 
 // Entry points: core (no engine), and one thin shell per engine.
@@ -94,6 +107,7 @@ jestConfig.moduleNameMapper = {
 project.deps.removeDependency('ts-jest');
 
 // JavaScript comes bundled, one file per entry point (projenrc/bundle.ts); tsc emits the declarations.
+project.preCompileTask.exec('rm -rf lib', { name: 'no declarations of deleted sources' });
 project.compileTask.reset('tsc -p tsconfig.json --emitDeclarationOnly');
 project.tasks.tryFind('post-compile')!.exec('ts-node --project projenrc/tsconfig.json projenrc/bundle.ts lib', {
   name: 'bundle each entry point',

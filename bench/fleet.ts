@@ -47,3 +47,20 @@ export function finalObjects(i: number): KubeObject[] {
 export function peakRssMiB(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
 }
+
+/** JSON with sorted keys and no undefined values: equal objects give equal text. */
+export function stableJson(value: unknown): string {
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (typeof v === 'object' && v !== null) {
+      return Object.fromEntries(
+        Object.keys(v)
+          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+          .sort()
+          .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+      );
+    }
+    return v;
+  };
+  return JSON.stringify(sort(value));
+}

@@ -5,8 +5,10 @@ import { buildSync } from 'esbuild';
 
 /**
  * `npm run bench`: the library against the floor (the same final objects
- * through cdk8s or Pulumi alone), each measurement in a fresh process, the
- * two alternated, medians reported; then import costs. Prints Markdown.
+ * through cdk8s or Pulumi alone) and its own construct tree left empty, each
+ * measurement in a fresh process, the modes rotated each round, medians and
+ * per-round ratios reported; every mode must produce the same objects. Then
+ * import costs. Prints Markdown.
  */
 
 const ROOT = path.resolve(__dirname, '..');
@@ -25,7 +27,7 @@ buildSync({
   logLevel: 'warning',
 });
 const SIZES = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').map(Number);
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
 interface Sample {
   readonly ms: number;
@@ -47,53 +49,72 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const fixed = (x: number, digits = 0) => x.toFixed(digits);
+/** `items` started at position `r`: each round runs the modes in another order. */
+const rotate = <T>(items: readonly T[], r: number): T[] => items.map((_, i) => items[(i + r) % items.length]);
+/** Median of paired per-round ratios, with their range. */
+function ratio(a: readonly number[], b: readonly number[]): string {
+  const rs = a.map((x, i) => x / b[i]);
+  return `**${fixed(median(rs), 2)}** (${fixed(Math.min(...rs), 2)}-${fixed(Math.max(...rs), 2)})`;
+}
+
+const MODES = ['library', 'floor', 'structure'] as const;
 
 function compare(title: string, script: string): void {
-  const rows: { n: number; lib: number; structure: number; floor: number; libRss: number; floorRss: number }[] = [];
+  const rows: { n: number; ms: Record<string, number[]>; rss: Record<string, number> }[] = [];
   for (const n of SIZES) {
-    const samples: Record<string, Sample[]> = { library: [], structure: [], floor: [] };
-    // alternate, so that machine noise hits all alike
+    const ms: Record<string, number[]> = { library: [], floor: [], structure: [] };
+    const rss: Record<string, number> = { library: 0, floor: 0, structure: 0 };
+    const digests = new Set<string>();
     for (let r = 0; r < RUNS; r++) {
-      for (const mode of Object.keys(samples)) samples[mode].push(measure(script, [mode, String(n)]));
+      // every round in another order, so that drift in the machine hits all modes alike
+      for (const mode of rotate(MODES, r)) {
+        const s = measure(script, [mode, String(n)]) as Sample & { digest: string };
+        ms[mode].push(s.ms);
+        rss[mode] = Math.max(rss[mode], s.rssMiB);
+        digests.add(s.digest);
+      }
     }
-    const ms = (mode: string) => median(samples[mode].map((s) => s.ms));
-    const rss = (mode: string) => Math.max(...samples[mode].map((s) => s.rssMiB));
-    rows.push({ n, lib: ms('library'), structure: ms('structure'), floor: ms('floor'), libRss: rss('library'), floorRss: rss('floor') });
+    if (digests.size !== 1) throw new Error(`${script} N=${n}: the modes produced different objects (${digests.size} digests); the comparison would be meaningless`);
+    rows.push({ n, ms, rss });
   }
   console.log(`\n### ${title}\n`);
-  console.log('| N | library ms | floor ms | **library / floor** | structure ms | structure / floor | library growth N -> 10N | floor growth N -> 10N | peak RSS library / floor (MiB) |');
+  console.log('| N | library ms | floor ms | **library / floor** (range) | structure ms | structure / floor (range) | library growth N -> 10N | floor growth N -> 10N | peak RSS library / floor (MiB) |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const next = rows.find((x) => x.n === r.n * 10);
-    const growth = (a: number | undefined, b: number) => (a === undefined ? '' : `${fixed(a / b, 1)}x`);
+    const growth = (mode: string) => (next === undefined ? '' : `${fixed(median(next.ms[mode]) / median(r.ms[mode]), 1)}x`);
     console.log(
-      `| ${r.n} | ${fixed(r.lib)} | ${fixed(r.floor)} | **${fixed(r.lib / r.floor, 2)}** | ${fixed(r.structure)} | ${fixed(r.structure / r.floor, 2)} | ${growth(next?.lib, r.lib)} | ${growth(next?.floor, r.floor)} | ${r.libRss} / ${r.floorRss} |`,
+      `| ${r.n} | ${fixed(median(r.ms.library))} | ${fixed(median(r.ms.floor))} | ${ratio(r.ms.library, r.ms.floor)} | ${fixed(median(r.ms.structure))} | ${ratio(r.ms.structure, r.ms.floor)} | ${growth('library')} | ${growth('floor')} | ${r.rss.library} / ${r.rss.floor} |`,
     );
   }
 }
 
 function imports(): void {
   const entries = ['core', 'cdk8s', 'cdk8s-shell', 'pulumi', 'pulumi-shell'];
-  const results = entries.map((entry) => {
-    const samples = Array.from({ length: RUNS }, () => measure('imports.js', [entry]) as Sample & { modules: string[] });
-    return { entry, ms: median(samples.map((s) => s.ms)), modules: samples[0].modules };
-  });
-  const ms = (entry: string) => results.find((r) => r.entry === entry)!.ms;
+  const ms: Record<string, number[]> = Object.fromEntries(entries.map((e) => [e, []]));
+  const modules: Record<string, string[]> = {};
+  for (let r = 0; r < RUNS; r++) {
+    for (const entry of rotate(entries, r)) {
+      const s = measure('imports.js', [entry]) as Sample & { modules: string[] };
+      ms[entry].push(s.ms);
+      modules[entry] = s.modules;
+    }
+  }
   console.log('\n### Imports (fresh process, median)\n');
   console.log('| require | ms | engine packages loaded |');
   console.log('|---|---:|---|');
   const label: Record<string, string> = {
-    'core': "`dynamo-constructs`",
-    'cdk8s': "`cdk8s` + `constructs` (the floor)",
-    'cdk8s-shell': "`dynamo-constructs/cdk8s`",
-    'pulumi': "`@pulumi/pulumi` + `@pulumi/kubernetes` (the floor)",
-    'pulumi-shell': "`dynamo-constructs/pulumi`",
+    'core': '`dynamo-constructs`',
+    'cdk8s': '`cdk8s` + `constructs` (the floor)',
+    'cdk8s-shell': '`dynamo-constructs/cdk8s`',
+    'pulumi': '`@pulumi/pulumi` + `@pulumi/kubernetes` (the floor)',
+    'pulumi-shell': '`dynamo-constructs/pulumi`',
   };
-  for (const r of results) console.log(`| ${label[r.entry]} | ${fixed(r.ms)} | ${r.modules.length ? r.modules.join(', ') : 'none'} |`);
-  console.log(`\ncdk8s entry point / cdk8s itself: ${fixed(ms('cdk8s-shell') / ms('cdk8s'), 2)}; Pulumi entry point / Pulumi itself: ${fixed(ms('pulumi-shell') / ms('pulumi'), 2)}`);
+  for (const e of entries) console.log(`| ${label[e]} | ${fixed(median(ms[e]))} | ${modules[e].length ? modules[e].join(', ') : 'none'} |`);
+  console.log(`\ncdk8s entry point / cdk8s itself: ${ratio(ms['cdk8s-shell'], ms.cdk8s)}; Pulumi entry point / Pulumi itself: ${ratio(ms['pulumi-shell'], ms.pulumi)}`);
 }
 
-console.log(`Node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${RUNS} runs per cell`);
+console.log(`Node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${RUNS} runs per cell, modes rotated each round; ratios are medians of per-round ratios`);
 const only = process.env.BENCH_ONLY;
 if (!only || only === 'cdk8s') compare('cdk8s: `app.synthYaml()` of N deployments in one chart', 'cdk8s.js');
 if (!only || only === 'pulumi') compare('Pulumi (mocks): N deployments registered', 'pulumi.js');

@@ -56,7 +56,48 @@ const probe = (entry: string) => `
     exports: Object.keys(lib).length,
     cdk8s: loaded().some((k) => /node_modules[\\\\/](cdk8s|cdk8s-plus-28|constructs)[\\\\/]/.test(k)),
     pulumi: loaded().some((k) => /node_modules[\\\\/]@pulumi[\\\\/]/.test(k)),
+    // loaded on first use only
+    lazy: loaded().filter((k) => /node_modules[\\\\/](yaml|ajv|@grafana)[\\\\/]/.test(k) && !/node_modules[\\\\/](cdk8s|@pulumi)[\\\\/]/.test(k)).length,
   }));`;
+
+/**
+ * Type-checks `code` in consumer `dir` with the repository's TypeScript, under
+ * each module resolution a project may use. The library's own declarations
+ * are checked (skipLibCheck off) where the resolution can read its
+ * dependencies' declarations too.
+ */
+function typeCheck(dir: string, code: string): void {
+  fs.writeFileSync(path.join(dir, 'main.ts'), code);
+  const settings = [
+    { module: 'node16', moduleResolution: 'node16', skipLibCheck: false },
+    { module: 'esnext', moduleResolution: 'bundler', skipLibCheck: false },
+    // the Grafana SDK's subpath declarations need node16 or bundler resolution
+    { module: 'commonjs', moduleResolution: 'node10', skipLibCheck: true },
+  ];
+  for (const s of settings) {
+    const config = { compilerOptions: { ...s, strict: true, noEmit: true, target: 'es2022', lib: ['es2022'], types: [] as string[] }, files: ['main.ts'] };
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(config));
+    const run = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8' });
+    expect({ resolution: s.moduleResolution, status: run.status, output: run.stdout }).toEqual({ resolution: s.moduleResolution, status: 0, output: '' });
+  }
+}
+
+/** A program that registers a disaggregated deployment with `lib`, the Pulumi entry point, under mocks; prints what registered. */
+const pulumiProgram = (lib: string) => `
+  const pulumi = require('@pulumi/pulumi');
+  const registered = [];
+  pulumi.runtime.setMocks({
+    newResource: (args) => { registered.push({ type: args.type, name: args.name, inputs: args.inputs }); return { id: args.name, state: args.inputs }; },
+    call: (args) => args.inputs,
+  }, 'p', 's', false).then(() => {
+    const lib = require(${JSON.stringify(lib)});
+    const modelCache = new lib.ModelCache('model-cache', { namespace: 'ns', size: '100Gi', storageClassName: 'nfs' });
+    new lib.DisaggregatedDeployment('llm', {
+      namespace: 'ns', model: 'meta-llama/Llama-3.3-70B-Instruct', backend: lib.Backend.trtllm(), modelCache, fabric: lib.Fabric.rdma(),
+      frontend: { router: lib.Router.kv() }, prefill: { tensorParallelSize: 2 }, decode: { tensorParallelSize: 4 },
+    });
+    setTimeout(() => console.log(JSON.stringify(registered.sort((a, b) => (a.type + a.name).localeCompare(b.type + b.name)))), 1500);
+  });`;
 
 /** A program that synthesizes a disaggregated deployment with `lib`, the cdk8s entry point. */
 const synthProgram = (lib: string) => `
@@ -81,21 +122,51 @@ test('dynamo-constructs/cdk8s works with no Pulumi package installed', () => {
   expect(JSON.parse(node(dir, synthProgram('dynamo-constructs/cdk8s')))).toEqual(JSON.parse(fromSources));
   expect(node(dir, "console.log(require('dynamo-constructs').Backend === require('dynamo-constructs/cdk8s').Backend)")).toBe('true');
   expect(fs.existsSync(path.join(dir, 'node_modules', '@pulumi'))).toBe(false);
-  expect(JSON.parse(node(dir, probe('dynamo-constructs/cdk8s')))).toEqual({ exports: expect.any(Number), cdk8s: true, pulumi: false });
+  expect(JSON.parse(node(dir, probe('dynamo-constructs/cdk8s')))).toEqual({ exports: expect.any(Number), cdk8s: true, pulumi: false, lazy: expect.any(Number) });
+  // the published declarations type-check in a TypeScript project, whichever module resolution it uses
+  typeCheck(dir, `
+    import { App, Chart } from 'cdk8s';
+    import { Backend, DisaggregatedDeployment, DynamoValidationError, Fabric, Router } from 'dynamo-constructs/cdk8s';
+    import { RULES, RuleId } from 'dynamo-constructs';
+    const chart = new Chart(new App(), 'c');
+    const d: DisaggregatedDeployment = new DisaggregatedDeployment(chart, 'llm', {
+      model: 'm', backend: Backend.vllm(), fabric: Fabric.rdma(), frontend: { router: Router.kv() }, prefill: {}, decode: {},
+    });
+    const rule: RuleId = 'block-size-mismatch';
+    export const used = [d.graph.name, RULES[rule].severity, DynamoValidationError.name];
+  `);
   expect(node(dir, "try { require('dynamo-constructs/pulumi'); console.log('loaded') } catch (e) { console.log(e.code) }")).toBe('MODULE_NOT_FOUND');
 }, 120_000);
 
 test('dynamo-constructs/pulumi works with no cdk8s package installed', () => {
   const dir = consumer('pulumi-user', [`@pulumi/pulumi@${versionOf('@pulumi/pulumi')}`, `@pulumi/kubernetes@${versionOf('@pulumi/kubernetes')}`]);
   expect(fs.existsSync(path.join(dir, 'node_modules', 'cdk8s'))).toBe(false);
-  expect(JSON.parse(node(dir, probe('dynamo-constructs/pulumi')))).toEqual({ exports: expect.any(Number), cdk8s: false, pulumi: true });
+  expect(JSON.parse(node(dir, probe('dynamo-constructs/pulumi')))).toEqual({ exports: expect.any(Number), cdk8s: false, pulumi: true, lazy: expect.any(Number) });
+  expect(node(dir, "console.log(require('dynamo-constructs').Backend === require('dynamo-constructs/pulumi').Backend)")).toBe('true');
+  // the bundle registers what the sources register
+  const fromSources = execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', pulumiProgram(path.join(root, 'src/pulumi'))], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, TS_NODE_PROJECT: 'test/tsconfig.json' },
+  });
+  expect(JSON.parse(node(dir, pulumiProgram('dynamo-constructs/pulumi')))).toEqual(JSON.parse(fromSources));
+  typeCheck(dir, `
+    import { Backend, DisaggregatedDeployment, Fabric } from 'dynamo-constructs/pulumi';
+    const d = new DisaggregatedDeployment('llm', { model: 'm', backend: Backend.sglang(), fabric: Fabric.efa(), prefill: {}, decode: {} });
+    export const name = d.graph.name;
+  `);
   expect(node(dir, "try { require('dynamo-constructs/cdk8s'); console.log('loaded') } catch (e) { console.log(e.code) }")).toBe('MODULE_NOT_FOUND');
 }, 120_000);
 
 test('the core entry loads neither engine', () => {
   const dir = consumer('core-user', []);
   const seen = JSON.parse(node(dir, probe('dynamo-constructs')));
-  expect(seen).toEqual({ exports: expect.any(Number), cdk8s: false, pulumi: false });
+  // neither engine, and yaml, ajv and the Grafana SDK only once something needs them
+  expect(seen).toEqual({ exports: expect.any(Number), cdk8s: false, pulumi: false, lazy: 0 });
+  typeCheck(dir, `
+    import { Backend, disaggregatedGraphSpec, Fabric, renderGraph } from 'dynamo-constructs';
+    export const graph = renderGraph(disaggregatedGraphSpec('llm', 'ns', { model: 'm', backend: Backend.vllm(), fabric: Fabric.rdma(), prefill: {}, decode: {} })).graph;
+  `);
   expect(seen.exports).toBeGreaterThan(20);
 }, 120_000);
 
@@ -109,3 +180,10 @@ test('the dynamo-constructs command lints with the CRDs bundled in the package',
   expect(broken.status).toBe(1);
   expect(broken.stdout).toMatch(/\[crd-schema\]$/m);
 }, 120_000);
+
+test('the tarball holds the build, the README and the license, and none of the repository\'s tooling', () => {
+  const listing = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))[0];
+  const files: string[] = listing.files.map((f: { path: string }) => f.path);
+  expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json']));
+  expect(files.filter((f) => !f.startsWith('lib/') && !['README.md', 'LICENSE', 'package.json'].includes(f))).toEqual([]);
+});

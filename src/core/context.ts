@@ -6,7 +6,7 @@ import type { ModelCacheMount } from './model-cache';
 import type { Router } from './router';
 import type { DynamoRelease } from './versions';
 
-/** Graph-wide settings every component renders with, after defaults are applied. @internal */
+/** Graph-wide settings every component renders with, after defaults are applied. */
 export interface GraphContext {
   readonly name: string;
   readonly namespace?: string;
