@@ -254,7 +254,8 @@ function resolveContext(spec: GraphSpec, release: DynamoRelease): GraphContext {
   const version = dynamoVersionOf(o);
   const router = frontendOf(spec)?.options.router ?? Router.roundRobin();
   const workers = workersOf(spec);
-  const blockSizes = workers.map((w) => effectiveBlockSize(o.backend, w.options)).filter((s): s is number => s !== undefined);
+  // (only valid sizes: a draft of invalid options must not announce one)
+  const blockSizes = workers.map((w) => effectiveBlockSize(o.backend, w.options)).filter((s): s is number => Number.isInteger(s) && (s as number) > 0);
   return {
     name: spec.name,
     namespace: spec.namespace,

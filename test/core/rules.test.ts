@@ -516,6 +516,14 @@ describe('every problem at once, at the option that causes it', () => {
     ]);
   });
 
+  test('a draft of invalid options announces no router block size of its own', () => {
+    const blockSize = { bogus: 1 } as never;
+    expect(at(fromOptions(() => renderDisagg({ frontend: { router: Router.kv() }, prefill: { blockSize }, decode: { blockSize } })))).toEqual([
+      'prefill.blockSize [value-range]',
+      'decode.blockSize [value-range]',
+    ]);
+  });
+
   test('a flag passed in extraArgs is reported at extraArgs, once', () => {
     expect(at(fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 2, extraArgs: ['--block-size=32'] } })))).toEqual(['decode.extraArgs [block-size-mismatch]']);
     expect(at(fromOptions(() => renderDisagg({ decode: { tensorParallelSize: 2, extraArgs: ['--is-prefill-worker'] } })))).toEqual(['decode.extraArgs[0] [option-conflict]']);
