@@ -24,6 +24,16 @@ export function checkInteger(d: Diagnostics, path: string, value: unknown, min: 
   return true;
 }
 
+/** A TCP port number. */
+export function checkPort(d: Diagnostics, path: string, value: unknown): value is number {
+  if (value === undefined) return true;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
+    d.error(path, `must be a port number (1-65535), got ${show(value)}`, 'value-range');
+    return false;
+  }
+  return true;
+}
+
 export function checkNumber(
   d: Diagnostics,
   path: string,

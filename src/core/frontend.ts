@@ -1,4 +1,4 @@
-import { checkInteger, checkKnownKeys, join, optionKeys } from './checks';
+import { checkInteger, checkKnownKeys, checkPort, join, optionKeys } from './checks';
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
 import { Diagnostics, show } from './errors';
@@ -57,9 +57,7 @@ export function checkFrontend(d: Diagnostics, path: string, o: FrontendOptions):
       d.error(join(path, 'router'), `must be Router.kv(), Router.roundRobin() or Router.random(), got ${show(o.router)}`, 'value-type');
     }
   }
-  if (checkInteger(d, join(path, 'httpPort'), o.httpPort, 1) && o.httpPort !== undefined && o.httpPort > 65535) {
-    d.error(join(path, 'httpPort'), `must be a port number (1-65535), got ${o.httpPort}`, 'value-range');
-  }
+  checkPort(d, join(path, 'httpPort'), o.httpPort);
   checkEnvMap(d, join(path, 'env'), o.env);
   checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);
   checkResources(d, join(path, 'resources'), o.resources);

@@ -1,5 +1,6 @@
 import { checkDnsSubdomain } from './checks';
 import { Diagnostics } from './errors';
+import { prune } from './util';
 
 /**
  * An existing Secret, referenced by name. The library never puts a token in
@@ -48,4 +49,39 @@ export class HfTokenSecret extends SecretRef {
   private constructor(name: string) {
     super(name);
   }
+}
+
+/** NGC's registry and the user its API keys log in as. */
+export const NGC_REGISTRY = 'nvcr.io';
+export const NGC_USERNAME = '$oauthtoken';
+
+/**
+ * The Secret an engine that creates Secrets (Pulumi, from a secret config
+ * value) writes for `HfTokenSecret`. `token` is whatever that engine uses to
+ * keep the value secret; it never comes from a manifest.
+ */
+export function hfTokenSecretObject<T>(name: string, namespace: string | undefined, token: T) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: prune({ name, namespace }),
+    type: 'Opaque',
+    stringData: { [HfTokenSecret.TOKEN_KEY]: token },
+  };
+}
+
+/** The `.dockerconfigjson` of a registry login. */
+export function dockerConfigJson(server: string, username: string, password: string): string {
+  return JSON.stringify({ auths: { [server]: { username, password, auth: Buffer.from(`${username}:${password}`).toString('base64') } } });
+}
+
+/** The Secret an engine that creates Secrets writes for `ImagePullSecret`; `config` holds `dockerConfigJson(...)`. */
+export function imagePullSecretObject<T>(name: string, namespace: string | undefined, config: T) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: prune({ name, namespace }),
+    type: 'kubernetes.io/dockerconfigjson',
+    stringData: { '.dockerconfigjson': config },
+  };
 }

@@ -1,5 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
-import { FrontendOptions } from '../core';
+import { ComponentSpec, FrontendOptions } from '../core';
 import { typeToken } from './common';
 import { DynamoGraph } from './graph';
 
@@ -22,7 +22,9 @@ export class Frontend extends pulumi.ComponentResource {
     super(typeToken('Frontend'), name, {}, { parent: args?.graph, ...opts });
     const { graph, serviceName, ...options } = args;
     this.serviceName = serviceName ?? name;
-    graph._addComponent({ kind: 'frontend', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options }, [], args);
+    const component: ComponentSpec = { kind: 'frontend', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
+    graph._checkComponent(component, args);
+    graph._addComponent(component);
     this.registerOutputs({ serviceName: this.serviceName });
   }
 }

@@ -120,9 +120,8 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
     d.throwIfErrors();
   }
 
-  /** Checks a component on its own and adds it to the graph. @internal */
-  public _addComponent(component: ComponentSpec, resources: readonly pulumi.Resource[] = [], args?: object): void {
-    this._checkComponent(component, args);
+  /** Adds a component `_checkComponent` accepted, with the resources the graph waits for. @internal */
+  public _addComponent(component: ComponentSpec, resources: readonly pulumi.Resource[] = []): void {
     this.components.push(component);
     this.componentResources.push(...resources);
   }

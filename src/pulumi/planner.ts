@@ -1,5 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
-import { PlannerOptions } from '../core';
+import { ComponentSpec, PlannerOptions } from '../core';
 import { typeToken } from './common';
 import { DynamoGraph } from './graph';
 
@@ -22,7 +22,9 @@ export class Planner extends pulumi.ComponentResource {
     super(typeToken('Planner'), name, {}, { parent: args?.graph, ...opts });
     const { graph, serviceName, ...options } = args;
     this.serviceName = serviceName ?? name;
-    graph._addComponent({ kind: 'planner', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options }, [], args);
+    const component: ComponentSpec = { kind: 'planner', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
+    graph._checkComponent(component, args);
+    graph._addComponent(component);
     this.registerOutputs({ serviceName: this.serviceName });
   }
 }

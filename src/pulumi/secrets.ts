@@ -1,6 +1,17 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { checkDnsSubdomain, Diagnostics, HfTokenSecret as HfTokenSecretRef, ImagePullSecret as ImagePullSecretRef, show } from '../core';
+import {
+  checkDnsSubdomain,
+  Diagnostics,
+  dockerConfigJson,
+  HfTokenSecret as HfTokenSecretRef,
+  hfTokenSecretObject,
+  ImagePullSecret as ImagePullSecretRef,
+  imagePullSecretObject,
+  NGC_REGISTRY,
+  NGC_USERNAME,
+  show,
+} from '../core';
 import { childOptions, typeToken } from './common';
 
 /** A secret value: a Pulumi secret Output (`config.requireSecret(...)`, `pulumi.secret(...)`). */
@@ -57,11 +68,8 @@ export class HfTokenSecret extends pulumi.ComponentResource {
     checkDnsSubdomain(d, 'name', this.name);
     checkSecretValue(d, 'token', args?.token);
     d.throwIfErrors();
-    this.resource = new k8s.core.v1.Secret(
-      name,
-      { metadata: { name: this.name, namespace: args.namespace }, type: 'Opaque', stringData: { [HfTokenSecretRef.TOKEN_KEY]: pulumi.secret(args.token) } },
-      childOptions(this, opts),
-    );
+    const { metadata, type, stringData } = hfTokenSecretObject(this.name, args.namespace, pulumi.secret(args.token));
+    this.resource = new k8s.core.v1.Secret(name, { metadata, type, stringData }, childOptions(this, opts));
     this.registerOutputs({ name: this.name });
   }
 }
@@ -101,16 +109,11 @@ export class ImagePullSecret extends pulumi.ComponentResource {
     checkDnsSubdomain(d, 'name', this.name);
     checkSecretValue(d, 'password', args?.password);
     d.throwIfErrors();
-    const server = args.server ?? 'nvcr.io';
-    const username = args.username ?? '$oauthtoken';
-    const dockerConfig = pulumi
-      .secret(args.password)
-      .apply((password) => JSON.stringify({ auths: { [server]: { username, password, auth: Buffer.from(`${username}:${password}`).toString('base64') } } }));
-    this.resource = new k8s.core.v1.Secret(
-      name,
-      { metadata: { name: this.name, namespace: args.namespace }, type: 'kubernetes.io/dockerconfigjson', stringData: { '.dockerconfigjson': dockerConfig } },
-      childOptions(this, opts),
-    );
+    const server = args.server ?? NGC_REGISTRY;
+    const username = args.username ?? NGC_USERNAME;
+    const config = pulumi.secret(args.password).apply((password) => dockerConfigJson(server, username, password));
+    const { metadata, type, stringData } = imagePullSecretObject(this.name, args.namespace, config);
+    this.resource = new k8s.core.v1.Secret(name, { metadata, type, stringData }, childOptions(this, opts));
     this.registerOutputs({ name: this.name });
   }
 }

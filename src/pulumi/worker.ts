@@ -26,7 +26,7 @@ abstract class WorkerBase extends pulumi.ComponentResource {
       const object = graph.rendered.then((r) => r.configMaps.find((c) => c.metadata.name === configMapName)!);
       this.engineConfig = registerObject(`${name}-engine-config`, object, { apiVersion: 'v1', kind: 'ConfigMap' }, childOptions(this, opts));
     }
-    graph._addComponent(component, this.engineConfig ? [this.engineConfig] : [], args);
+    graph._addComponent(component, this.engineConfig ? [this.engineConfig] : []);
     this.registerOutputs({ serviceName: this.serviceName });
   }
 }

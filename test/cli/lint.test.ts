@@ -483,3 +483,24 @@ describe('references across files', () => {
     }
   });
 });
+
+describe('inputs that used to crash the command', () => {
+  test('a --crds file that does not parse is a usage error', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lint-crds-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'broken.json'), '{ not json');
+      const r = cli(['lint', '--crds', dir, path.join(VALID_DIR, 'vllm-agg.yaml')]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/--crds .*broken\.json: not a CRD file/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a document that expands an anchor without end is a yaml-syntax error, not a crash', () => {
+    const aliases = Array.from({ length: 1100 }, (_, i) => `  k${i}: *a`).join('\n');
+    const r = lint(['-'], `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: c }\nanchor: &a { x: 1 }\ndata:\n${aliases}\n`);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/^<stdin>: document 1: .* \[yaml-syntax\]$/m);
+  });
+});

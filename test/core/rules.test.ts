@@ -486,6 +486,58 @@ describe('the rules read manifests as Dynamo writes them', () => {
     ]);
   });
 
+  test('a planner whose settings are in a file is not judged on a budget the manifest does not hold', () => {
+    const planned = (args: string[]) =>
+      graphWith((_g, s) => {
+        s.Planner = { componentType: 'planner', extraPodSpec: { mainContainer: { command: ['python3', '-m', 'dynamo.planner'], args } } };
+        setFlag(s.VllmPrefillWorker, '--tensor-parallel-size', '8');
+        s.VllmPrefillWorker.resources.limits.gpu = '8';
+      });
+    // inline JSON is read: a budget of 4 holds fewer GPUs than the graph starts with
+    expect(fromManifest(planned(['--config', '{"max_gpu_budget": 4}'])).map((r) => r.rule)).toContain('planner-budget');
+    expect(fromManifest(planned(['--config', '/etc/planner/config.yaml'])).map((r) => r.rule)).not.toContain('planner-budget');
+  });
+
+  test('a planner in agg mode may scale an aggregated graph', () => {
+    const aggregated = (mode: string | undefined) => {
+      const g = JSON.parse(JSON.stringify(renderGraph(aggregatedGraphSpec('llm', 'ns', { model: MODEL, backend: Backend.vllm(), workers: {} })).graph));
+      g.spec.services.Planner = { componentType: 'planner', extraPodSpec: { mainContainer: { command: ['python3', '-m', 'planner_sla'], args: mode ? [`--mode=${mode}`] : [] } } };
+      return fromManifest(g).filter((r) => r.rule === 'graph-structure').map((r) => r.path);
+    };
+    expect(aggregated(undefined)).toEqual(['Planner']);
+    expect(aggregated('agg')).toEqual([]);
+  });
+
+  test('services that run no engine (processors, multimodal encoders) are not worker pools', () => {
+    const g = graphWith((_g, s) => {
+      s.EncodeWorker = { componentType: 'worker', extraPodSpec: { mainContainer: { command: ['python3', '-m', 'dynamo.vllm'], args: ['--model', MODEL, '--multimodal-encode-worker'] } } };
+      s.Processor = { componentType: 'worker', extraPodSpec: { mainContainer: { command: ['python3', 'components/processor.py'] } } };
+    });
+    expect(fromManifest(g)).toEqual([]);
+  });
+
+  test("guide 3's spelling of the round-robin mode is accepted, and an unknown mode is not", () => {
+    const mode = (value: string) => fromManifest(graphWith((_g, s) => (s.Frontend.envs = [{ name: 'DYN_ROUTER_MODE', value }]))).map((r) => r.rule);
+    expect(mode('round_robin')).toEqual([]);
+    expect(mode('least-loaded')).toEqual(['value-range']);
+  });
+
+  test('a vLLM pod that is one rank of a data-parallel group needs the GPUs of its own rank only', () => {
+    const dp = (extra: string[]) => fromManifest(graphWith((_g, s) => args(s.VllmPrefillWorker).push(...extra))).map((r) => r.rule);
+    expect(dp(['--data-parallel-size', '4'])).toEqual(['parallelism-gpus']);
+    expect(dp(['--data-parallel-size', '4', '--data-parallel-rank', '0'])).toEqual([]);
+  });
+
+  test('a frontend port is a port number, as an option and as a flag', () => {
+    expect(fromOptions(() => renderDisagg({ frontend: { httpPort: 70000 } }))).toEqual([
+      { path: 'frontend.httpPort', message: 'must be a port number (1-65535), got 70000', rule: 'value-range' },
+    ]);
+    const g = graphWith((_g, s) => (s.Frontend.extraPodSpec.mainContainer.args = ['--http-port', '70000']));
+    expect(fromManifest(g).filter((r) => r.rule === 'value-range')).toEqual([
+      { path: 'Frontend.extraPodSpec.mainContainer.args[--http-port]', message: 'must be a port number (1-65535), got 70000', rule: 'value-range' },
+    ]);
+  });
+
   test('a claim without ReadWriteMany needs no storage class', () => {
     const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
     expect(checkClaimManifest(claim)).toEqual([]);

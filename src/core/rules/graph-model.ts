@@ -93,7 +93,7 @@ function kindOf(componentType: unknown, launch: Launch): ServiceKind {
   if (t === 'frontend' || launch.module === 'dynamo.frontend') return 'frontend';
   if (t === 'planner' || (launch.module !== undefined && PLANNER_MODULES.has(launch.module))) return 'planner';
   // a worker that runs something other than an engine (a processor, a script) is not an LLM worker pool
-  if (launch.module !== undefined && !ENGINE_MODULES[launch.module]) return 'other';
+  if ((launch.module !== undefined || launch.program !== undefined) && !ENGINE_MODULES[launch.module ?? '']) return 'other';
   // multimodal encoders and processors hold no KV cache to route or transfer
   if ([...launch.flags.keys()].some((f) => f.startsWith('--multimodal'))) return 'other';
   if (t === 'worker' || t === 'prefill' || t === 'decode' || (launch.module !== undefined && ENGINE_MODULES[launch.module])) return 'worker';
@@ -189,7 +189,7 @@ export function graphModel(graph: Readonly<Record<string, unknown>>, objects: Re
     for (const e of graphEnv) env.set(e.name, { env: e, place: { field: `spec.envs[${e.name}]`, option: `graph:env.${e.name}` } });
     for (const e of envList(s.envs)) env.set(e.name, { env: e, place: { field: `envs[${e.name}]`, option: `env.${e.name}` } });
     for (const e of envList(container.env)) env.set(e.name, { env: e, place: { field: containerField(`env[${e.name}]`), option: `env.${e.name}` } });
-    const launches = launch.module !== undefined || launch.flags.size > 0;
+    const launches = launch.program !== undefined || launch.module !== undefined || launch.flags.size > 0;
     const engine = engineOf(launch, launches, spec.backendFramework, kind);
     const sub = s.subComponentType;
     const role: ServiceRole | undefined =

@@ -41,8 +41,8 @@ export function kvCacheRules(g: GraphModel, f: Findings): void {
   }
 
   const frontend = g.services.find((s) => s.kind === 'frontend');
-  const mode = frontend && routerSetting(g, frontend, 'mode');
-  const routerSize = frontend && routerSetting(g, frontend, 'blockSize');
+  const mode = frontend && routerSetting(frontend, 'mode');
+  const routerSize = frontend && routerSetting(frontend, 'blockSize');
   if (frontend && mode?.value === 'kv' && routerSize) {
     const announced = f.checkNumeric(frontend, routerSize, (d, path, v) => checkInteger(d, path, v, 1));
     const mismatch = announced !== undefined ? sized.find((x) => x.size !== announced) : undefined;

@@ -5,6 +5,8 @@
  * (`[/bin/sh, -c]`, `["python3 -m dynamo.vllm --model x && ..."]`).
  */
 export interface Launch {
+  /** The program the command line starts (`python3`, `components/processor.py`); undefined when it holds only flags. */
+  readonly program?: string;
   /** The `-m` module, e.g. `dynamo.vllm`, `dynamo.frontend`, `planner_sla`. */
   readonly module?: string;
   /** Flag values by name (`--block-size` -> `'32'`); a flag without a value maps to `true`. The last occurrence wins. */
@@ -129,7 +131,7 @@ export function parseLaunch(container: unknown): Launch {
       flags.set(w, true);
     }
   }
-  return { module, flags };
+  return { program: words.length > 0 && !FLAG.test(words[0]) ? words[0] : undefined, module, flags };
 }
 
 /** The value of the first of `names` that is set. */

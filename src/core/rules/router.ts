@@ -1,4 +1,4 @@
-import { checkInteger, checkNumber } from '../checks';
+import { checkInteger, checkNumber, checkPort } from '../checks';
 import { FRONTEND_HTTP_PORT } from '../frontend';
 import { Findings } from './findings';
 import { argField, GraphModel, Located, ServiceModel } from './graph-model';
@@ -22,7 +22,7 @@ const SETTINGS = {
 export type RouterSetting = keyof typeof SETTINGS;
 
 /** A frontend setting from its flag, else from its environment variable. */
-export function routerSetting(_g: GraphModel, frontend: ServiceModel, key: RouterSetting): Located<string | true> | undefined {
+export function routerSetting(frontend: ServiceModel, key: RouterSetting): Located<string | true> | undefined {
   const s = SETTINGS[key];
   const f = flagValue(frontend.launch, ...s.flags);
   if (f) return { value: f.value, field: argField(f.name), option: s.option };
@@ -48,7 +48,7 @@ const RANGES: Partial<Record<RouterSetting, RangeCheck>> = {
   pruneTargetRatio: number({ min: 0, max: 1, exclusiveMin: true }),
   activeDecodeBlocksThreshold: number({ min: 0, max: 1 }),
   activePrefillTokensThreshold: integer(1),
-  httpPort: (f, s, v) => f.checkNumeric(s, v, (d, path, n) => checkNumber(d, path, Number.isInteger(n) ? n : NaN, { min: 1, max: 65535 })),
+  httpPort: (f, s, v) => f.checkNumeric(s, v, (d, path, n) => checkPort(d, path, n)),
 };
 
 /** Router modes; guide 3 spells round-robin `round_robin` in `DYN_ROUTER_MODE`. */
@@ -81,7 +81,7 @@ function publishesKvEvents(w: ServiceModel): boolean | undefined {
 /** A KV router that expects events needs them from the workers it routes prefill to. */
 function kvEventRules(g: GraphModel, f: Findings, frontend: ServiceModel): void {
   const eventsOff = frontend.launch.flags.has('--no-kv-events') || ['false', '0'].includes(String(frontend.env.get('DYN_KV_EVENTS')?.env.value).toLowerCase());
-  if (routerSetting(g, frontend, 'mode')?.value !== 'kv' || eventsOff) return;
+  if (routerSetting(frontend, 'mode')?.value !== 'kv' || eventsOff) return;
   for (const worker of g.services.filter((s) => s.kind === 'worker' && (s.role === 'prefill' || s.role === 'aggregated'))) {
     if (publishesKvEvents(worker) !== false) continue;
     const flag = worker.engine === 'trtllm' ? '--publish-events-and-metrics' : '--kv-events-config';
@@ -98,15 +98,15 @@ function kvEventRules(g: GraphModel, f: Findings, frontend: ServiceModel): void 
 export function routerRules(g: GraphModel, f: Findings): void {
   for (const s of g.services.filter((x) => x.kind === 'frontend')) {
     for (const [key, check] of Object.entries(RANGES) as [RouterSetting, RangeCheck][]) {
-      const v = routerSetting(g, s, key);
+      const v = routerSetting(s, key);
       if (v) check(f, s, v);
     }
-    const mode = routerSetting(g, s, 'mode');
+    const mode = routerSetting(s, 'mode');
     if (mode && (typeof mode.value !== 'string' || !MODES.includes(mode.value))) {
       f.report('value-range', s, mode, `must be one of ${MODES.join(', ')}, got ${mode.value === true ? 'no value' : JSON.stringify(mode.value)}`);
     }
     const replicas = typeof s.spec.replicas === 'number' ? s.spec.replicas : 1;
-    if (mode?.value === 'kv' && replicas > 1 && !routerSetting(g, s, 'replicaSync')) {
+    if (mode?.value === 'kv' && replicas > 1 && !routerSetting(s, 'replicaSync')) {
       f.report(
         'router-replica-sync',
         s,
@@ -115,7 +115,7 @@ export function routerRules(g: GraphModel, f: Findings): void {
       );
     }
     kvEventRules(g, f, s);
-    const port = routerSetting(g, s, 'httpPort');
+    const port = routerSetting(s, 'httpPort');
     if (port && Number(port.value) !== FRONTEND_HTTP_PORT && Number.isInteger(Number(port.value))) {
       f.report('frontend-port', s, port, `is ${port.value}: the Dynamo operator points the frontend Service and probes at port ${FRONTEND_HTTP_PORT}, so they need matching patches`);
     }
