@@ -98,6 +98,9 @@ project.package.addField('exports', {
 const jestConfig = project.jest!.config;
 jestConfig.collectCoverage = false;
 jestConfig.setupFiles = ['<rootDir>/test/support/setup.ts'];
+// the run writes into a temp dir of its own, removed when it ends
+jestConfig.globalSetup = '<rootDir>/test/support/global-setup.ts';
+jestConfig.globalTeardown = '<rootDir>/test/support/global-teardown.ts';
 jestConfig.testMatch = ['<rootDir>/test/**/*.test.ts'];
 jestConfig.transform = { '^.+\\.[t]sx?$': ['@swc/jest', {}] };
 jestConfig.moduleNameMapper = {

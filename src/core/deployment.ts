@@ -1,6 +1,6 @@
 import { Backend, WorkerRole } from './backend';
 import { FrontendOptions } from './frontend';
-import { checkGraph, ComponentSpec, GraphOptions, GraphSpec } from './graph';
+import { checkGraphWithDraft, ComponentSpec, GraphOptions, GraphSpec } from './graph';
 import { Diagnostics } from './errors';
 import { checkObservability, ObservabilityOptions, observedGraphOf } from './observability';
 import { DynamoRelease } from './versions';
@@ -95,7 +95,8 @@ export function aggregatedGraphSpec(name: string, namespace: string | undefined,
  * the graph is planned for. Returns the release when the version is supported.
  */
 export function checkDeployment(d: Diagnostics, spec: GraphSpec, observability: unknown): DynamoRelease | undefined {
-  const release = checkGraph(d, spec);
+  // option errors and what the rules find on a draft of the graph, reported together
+  const release = checkGraphWithDraft(d, spec);
   checkObservability(d, 'observability', observability, observedGraphOf(spec).sla);
   return release;
 }

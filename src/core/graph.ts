@@ -292,25 +292,34 @@ export interface RenderOptions {
   readonly partsChecked?: boolean;
 }
 
+/**
+ * Checks a graph's options and, when they have errors, adds what the rules
+ * find on a draft rendered from them, so that every problem shows at once.
+ * Returns the release when the version is supported.
+ */
+export function checkGraphWithDraft(d: Diagnostics, spec: GraphSpec, options: RenderOptions = {}): DynamoRelease | undefined {
+  const release = checkGraph(d, spec, options);
+  if (d.errors.length === 0) return release;
+  // findings are located by service name: without valid names there is nothing to point at
+  const named = spec.components.every((c) => typeof c.name === 'string' && c.name !== '');
+  reportDraftFindings(
+    d,
+    () => {
+      if (!release || !named) return undefined;
+      const draft = buildGraph(new Diagnostics(), spec, release);
+      return checkGraphManifest(draft.graph, draft.configMaps);
+    },
+    optionLocator(spec),
+    spec.components.map((c) => c.path),
+  );
+  return release;
+}
+
 /** Validates a graph and renders its DynamoGraphDeployment and ConfigMaps. */
 export function renderGraph(spec: GraphSpec, options: RenderOptions = {}): RenderedGraph {
   const d = new Diagnostics();
-  const release = checkGraph(d, spec, options);
-  if (d.errors.length > 0) {
-    // findings are located by service name: without valid names there is nothing to point at
-    const named = spec.components.every((c) => typeof c.name === 'string' && c.name !== '');
-    reportDraftFindings(
-      d,
-      () => {
-        if (!release || !named) return undefined;
-        const draft = buildGraph(new Diagnostics(), spec, release);
-        return checkGraphManifest(draft.graph, draft.configMaps);
-      },
-      optionLocator(spec),
-      spec.components.map((c) => c.path),
-    );
-    d.throwIfErrors();
-  }
+  const release = checkGraphWithDraft(d, spec, options);
+  d.throwIfErrors();
   const { graph, configMaps } = buildGraph(d, spec, release!);
   d.throwIfErrors();
   // the rules `dynamo-constructs lint` runs, on what would be deployed, reported at the options

@@ -33,6 +33,24 @@ function caught(fn: () => unknown): DynamoValidationError {
 }
 
 describe('errors', () => {
+  test('option errors and what the rules find on the rest of the graph are reported together', () => {
+    const e = caught(
+      () =>
+        new DisaggregatedDeployment(chart(), 'd', {
+          model: 'm',
+          backend: Backend.vllm(),
+          prefill: { replicas: 4 },
+          decode: { replicas: 4 },
+          planner: { maxGpuBudget: 2 } as any,
+        }),
+    );
+    expect(e.issues.map((i) => `${i.path} [${i.rule}]`)).toEqual([
+      'planner.ttftMs [required]',
+      'planner.itlMs [required]',
+      'planner.maxGpuBudget [planner-budget]',
+    ]);
+  });
+
   test('a deployment validates everything in its constructor and lists every problem', () => {
     const e = caught(
       () =>

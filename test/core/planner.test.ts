@@ -233,6 +233,12 @@ describe('planner in a graph (DGD)', () => {
     expect(issuesOf(() => planned({ ttftMs: 1, itlMs: 1, maxGpuBudget: 6 }, { replicas: 3, tensorParallelSize: 1 }, { replicas: 2, tensorParallelSize: 2 }))).toEqual([
       'planner.maxGpuBudget: is 6, below the 7 GPUs the graph starts with at its configured replicas; raise maxGpuBudget to at least 7 or start with fewer replicas',
     ]);
+    // missing targets do not hide the budget the graph breaks
+    expect(issuesOf(() => planned({ maxGpuBudget: 2 }, { replicas: 4 }, { replicas: 4 }))).toEqual([
+      'planner.ttftMs: is required: the time-to-first-token target (ms) the planner scales for',
+      'planner.itlMs: is required: the inter-token latency target (ms) the planner scales for',
+      'planner.maxGpuBudget: is 2, below the 8 GPUs the graph starts with at its configured replicas; raise maxGpuBudget to at least 8 or start with fewer replicas',
+    ]);
     expect(issuesOf(() => planned({ ttftMs: 1, itlMs: 1 }, { replicas: 5 }, { replicas: 5 }))).toEqual([
       'planner.maxGpuBudget: is the planner\'s default budget of 8 GPUs, below the 10 GPUs the graph starts with at its configured replicas; raise maxGpuBudget to at least 10 or start with fewer replicas',
     ]);

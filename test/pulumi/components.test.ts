@@ -127,6 +127,20 @@ describe('component tree', () => {
 });
 
 describe('validation', () => {
+  test('option errors and the planner budget the graph breaks are reported together', () => {
+    const e = caught(
+      () =>
+        new DisaggregatedDeployment('budget', {
+          model: 'm',
+          backend: Backend.vllm(),
+          prefill: { replicas: 4 },
+          decode: { replicas: 4 },
+          planner: { maxGpuBudget: 2 } as any,
+        }),
+    );
+    expect(e.issues.map((i) => i.path)).toEqual(['planner.ttftMs', 'planner.itlMs', 'planner.maxGpuBudget']);
+  });
+
   test('a deployment fails before any resource registers', async () => {
     const e = caught(() => new DisaggregatedDeployment('bad', { model: 'm', backend: Backend.vllm(), prefill: { tensorParallelSize: 0 }, decode: {} }));
     expect(e.issues.map((i) => i.path)).toEqual(['prefill.tensorParallelSize']);
