@@ -101,6 +101,8 @@ jestConfig.setupFiles = ['<rootDir>/test/support/setup.ts'];
 // the run writes into a temp dir of its own, removed when it ends
 jestConfig.globalSetup = '<rootDir>/test/support/global-setup.ts';
 jestConfig.globalTeardown = '<rootDir>/test/support/global-teardown.ts';
+// the conformance suite's virtualenvs live in .cache/: not part of the module map
+jestConfig.modulePathIgnorePatterns = ['<rootDir>/.cache/'];
 jestConfig.testMatch = ['<rootDir>/test/**/*.test.ts'];
 jestConfig.transform = { '^.+\\.[t]sx?$': ['@swc/jest', {}] };
 jestConfig.moduleNameMapper = {
@@ -129,13 +131,21 @@ project.addTask('synth', {
   exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json examples/synth.ts',
 });
 
+// `npm run conformance`: every process the library configures, through the argument parsing of each
+// supported Dynamo release's own code, in cached virtualenvs (test/conformance/).
+project.addTask('conformance', {
+  description: "Check every synthesized command line with Dynamo's own parsers, per release line",
+  exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json test/conformance/run.ts',
+  receiveArgs: true,
+});
+
 // `npm run bench`: the library against cdk8s and Pulumi alone, on the built package (BENCHMARKS.md).
 const bench = project.addTask('bench', { description: 'Benchmark synthesis and imports against cdk8s and Pulumi alone' });
 bench.spawn(project.compileTask);
 bench.spawn(project.tasks.tryFind('post-compile')!);
 bench.exec('ts-node --transpile-only --project test/tsconfig.json bench/run.ts');
 
-project.gitignore.exclude('/dist/', '/.bench/');
-project.npmignore?.exclude('/examples/', '/dist/', '/.ci/', '/bench/', '/.bench/', '/projenrc/', 'BENCHMARKS.md');
+project.gitignore.exclude('/dist/', '/.bench/', '/.cache/');
+project.npmignore?.exclude('/examples/', '/dist/', '/.ci/', '/bench/', '/.bench/', '/.cache/', '/projenrc/', 'BENCHMARKS.md');
 
 project.synth();

@@ -126,7 +126,7 @@ export class DynamoGraph extends Construct implements IObservable {
   public _checkComponent(component: ComponentSpec, props: object): void {
     if (isChecked(props)) return;
     const d = new Diagnostics();
-    checkComponent(d, component, this.options.backend);
+    checkComponent(d, component, this.options.backend, releaseOf(dynamoVersionOf(this.options)));
     d.throwIfErrors();
   }
 

@@ -88,8 +88,8 @@ export interface BackendRenderer {
   readonly ownedFlags: readonly string[];
   /** Engine config keys rendered from worker options, by dotted path, with the option to use instead. */
   readonly engineKeysFromOptions: Readonly<Record<string, string>>;
-  /** Checks a block size the engine accepts; returns what is allowed, or undefined when `size` is fine. */
-  blockSizeProblem(size: number): string | undefined;
+  /** Checks a block size the engine of `release` accepts; returns what is allowed, or undefined when `size` is fine. */
+  blockSizeProblem(size: number, release: DynamoRelease | undefined): string | undefined;
   /** Checks `extraArgs` combinations the engine rejects at start; returns the problem, or undefined. */
   extraArgsProblem(extraArgs: readonly string[]): string | undefined;
   renderWorker(launch: WorkerLaunch): WorkerCommand;

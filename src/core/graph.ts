@@ -192,7 +192,7 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
 }
 
 /** Checks one component on its own (without the rest of the graph). */
-export function checkComponent(d: Diagnostics, c: ComponentSpec, backend: Backend | undefined): void {
+export function checkComponent(d: Diagnostics, c: ComponentSpec, backend: Backend | undefined, release: DynamoRelease | undefined): void {
   if (c.kind === 'worker' && c.options === undefined) {
     d.error(c.path, `is required: the ${c.role} worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }`, 'required');
     return;
@@ -204,8 +204,8 @@ export function checkComponent(d: Diagnostics, c: ComponentSpec, backend: Backen
   const named = c.kind === 'worker' && c.options?.serviceName !== undefined;
   checkServiceName(d, named ? join(c.path, 'serviceName') : c.path, c.name);
   if (c.kind === 'frontend') checkFrontend(d, c.path, c.options);
-  else if (c.kind === 'planner') checkGraphPlanner(d, c.path, c.options);
-  else checkWorker(d, c.path, c.options!, backend);
+  else if (c.kind === 'planner') checkGraphPlanner(d, c.path, c.options, release);
+  else checkWorker(d, c.path, c.options!, backend, release);
 }
 
 function frontendOf(spec: GraphSpec) {
@@ -237,7 +237,7 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec, options: RenderOptio
   } else {
     release = checkGraphOptions(d, spec.path, spec.options);
     const backend = spec.options.backend instanceof Backend ? spec.options.backend : undefined;
-    for (const c of spec.components) checkComponent(d, c, backend);
+    for (const c of spec.components) checkComponent(d, c, backend, release);
   }
 
   const names = new Map<string, string>();

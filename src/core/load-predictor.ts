@@ -1,7 +1,8 @@
 import { checkBoolean, checkInteger, checkKnownKeys, checkNumber, join, optionKeys } from './checks';
 import { Diagnostics } from './errors';
+import { DynamoRelease, LoadPredictorKind } from './versions';
 
-export type LoadPredictorKind = 'constant' | 'arima' | 'kalman' | 'prophet';
+export { LoadPredictorKind } from './versions';
 
 export interface ArimaOptions {
   /**
@@ -71,9 +72,20 @@ export class LoadPredictor {
     public readonly options: Partial<ArimaOptions & KalmanOptions & ProphetOptions>,
   ) {}
 
-  /** @internal */
-  public _validate(d: Diagnostics, path: string): void {
+  /** Checks the options, and that the planner of `release` has this predictor. @internal */
+  public _validate(d: Diagnostics, path: string, release?: DynamoRelease): void {
     const o = this.options ?? {};
+    const supported = release?.planner.loadPredictors;
+    if (supported && !supported.kinds.includes(this.kind)) {
+      d.error(
+        path,
+        `is the ${this.kind} predictor, which the Dynamo ${release!.line}.x planner does not have (it has ${supported.kinds.join(', ')}); use another predictor or a later release`,
+        'value-range',
+      );
+    }
+    if (supported && !supported.log1p && o.log1p) {
+      d.error(join(path, 'log1p'), `is set, but the Dynamo ${release!.line}.x planner has no --load-predictor-log1p; leave it out or use a later release`, 'value-range');
+    }
     if (this.kind === 'arima') {
       checkKnownKeys(d, path, o, ARIMA_KEYS);
       checkBoolean(d, join(path, 'log1p'), o.log1p);
@@ -92,31 +104,31 @@ export class LoadPredictor {
     }
   }
 
-  /** Keys of the DGDR `profilingConfig.config.planner` section. @internal */
-  public _configKeys(): Record<string, string | number | boolean> {
+  /**
+   * The planner settings of this predictor, as `[flag, DGDR planner key, value]`
+   * (`true` for a flag without a value).
+   */
+  private settings(release: DynamoRelease): [string, string, string | number | true][] {
     const o = this.options;
-    const keys: Record<string, string | number | boolean> = { loadPredictor: this.kind };
-    if (o.log1p) keys.loadPredictorLog1p = true;
+    // guide 1 section 13 writes these keys without the `planner` prefix; the profiler passes both forms on
+    const out: [string, string, string | number | true][] = [['--load-predictor', 'loadPredictor', this.kind]];
+    if (o.log1p) out.push(['--load-predictor-log1p', 'loadPredictorLog1p', true]);
     if (this.kind === 'kalman') {
-      keys.kalmanQLevel = o.qLevel!;
-      keys.kalmanQTrend = o.qTrend!;
-      keys.kalmanR = o.r!;
-      if (o.minPoints !== undefined) keys.kalmanMinPoints = o.minPoints;
+      out.push(['--kalman-q-level', 'kalmanQLevel', o.qLevel!], ['--kalman-q-trend', 'kalmanQTrend', o.qTrend!], ['--kalman-r', 'kalmanR', o.r!]);
+      if (o.minPoints !== undefined) out.push(['--kalman-min-points', 'kalmanMinPoints', o.minPoints]);
     }
-    if (this.kind === 'prophet') keys.prophetWindowSize = o.windowSize!;
-    return keys;
+    const window = release.planner.loadPredictors.windowSize;
+    if (this.kind === 'prophet') out.push([window.flag, window.key, o.windowSize!]);
+    return out;
+  }
+
+  /** Keys of the DGDR `profilingConfig.config.planner` section. @internal */
+  public _configKeys(release: DynamoRelease): Record<string, string | number | boolean> {
+    return Object.fromEntries(this.settings(release).map(([, key, value]) => [key, value]));
   }
 
   /** Planner command-line flags. @internal */
-  public _flags(): string[] {
-    const o = this.options;
-    const flags = [`--load-predictor=${this.kind}`];
-    if (o.log1p) flags.push('--load-predictor-log1p');
-    if (this.kind === 'kalman') {
-      flags.push(`--kalman-q-level=${o.qLevel}`, `--kalman-q-trend=${o.qTrend}`, `--kalman-r=${o.r}`);
-      if (o.minPoints !== undefined) flags.push(`--kalman-min-points=${o.minPoints}`);
-    }
-    if (this.kind === 'prophet') flags.push(`--prophet-window-size=${o.windowSize}`);
-    return flags;
+  public _flags(release: DynamoRelease): string[] {
+    return this.settings(release).map(([flag, , value]) => (value === true ? flag : `${flag}=${value}`));
   }
 }

@@ -107,13 +107,13 @@ export function checkPrometheusEndpoint(d: Diagnostics, path: string, endpoint: 
 }
 
 /** Checks the options every planner shares. */
-export function checkPlannerOptions(d: Diagnostics, path: string, o: PlannerOptions): void {
+export function checkPlannerOptions(d: Diagnostics, path: string, o: PlannerOptions, release: DynamoRelease | undefined): void {
   checkKnownKeys(d, path, o, PLANNER_OPTION_KEYS);
   checkInteger(d, join(path, 'minEndpoint'), o.minEndpoint, 1);
   checkInteger(d, join(path, 'maxGpuBudget'), o.maxGpuBudget, 1);
   checkInteger(d, join(path, 'adjustmentIntervalSeconds'), o.adjustmentIntervalSeconds, 1, 'a whole number of seconds > 0');
   if (o.loadPredictor !== undefined) {
-    if (o.loadPredictor instanceof LoadPredictor) o.loadPredictor._validate(d, join(path, 'loadPredictor'));
+    if (o.loadPredictor instanceof LoadPredictor) o.loadPredictor._validate(d, join(path, 'loadPredictor'), release);
     else d.error(join(path, 'loadPredictor'), `must be LoadPredictor.constant(), .arima(), .kalman() or .prophet(), got ${show(o.loadPredictor)}`, 'value-type');
   }
   checkNumber(d, join(path, 'ttftMs'), o.ttftMs, { min: 0, exclusiveMin: true });
@@ -158,8 +158,8 @@ export function plannerBudgetProblem(
 }
 
 /** Checks a planner that runs inside a graph (a DGD). */
-export function checkGraphPlanner(d: Diagnostics, path: string, o: PlannerOptions): void {
-  checkPlannerOptions(d, path, o);
+export function checkGraphPlanner(d: Diagnostics, path: string, o: PlannerOptions, release: DynamoRelease | undefined): void {
+  checkPlannerOptions(d, path, o, release);
   if (o.ttftMs === undefined) d.error(join(path, 'ttftMs'), 'is required: the time-to-first-token target (ms) the planner scales for', 'required');
   if (o.itlMs === undefined) d.error(join(path, 'itlMs'), 'is required: the inter-token latency target (ms) the planner scales for', 'required');
 }
@@ -176,7 +176,7 @@ export function plannerFlags(ctx: GraphContext, o: PlannerOptions): string[] {
   if (o.maxGpuBudget !== undefined) flags.push(`--max-gpu-budget=${o.maxGpuBudget}`);
   if (o.minEndpoint !== undefined) flags.push(`--min-endpoint=${o.minEndpoint}`);
   flags.push(`--ttft=${o.ttftMs}`, `--itl=${o.itlMs}`);
-  if (o.loadPredictor) flags.push(...o.loadPredictor._flags());
+  if (o.loadPredictor) flags.push(...o.loadPredictor._flags(ctx.release));
   if (o.prometheusEndpoint !== undefined) flags.push(`--metric-pulling-prometheus-endpoint=${prometheusUrl(o.prometheusEndpoint)}`);
   return flags;
 }

@@ -259,7 +259,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
     if (!isPlainObject(o.planner)) {
       d.error('planner', `must be an object of planner options, got ${show(o.planner)}`, 'value-type');
     } else {
-      checkPlannerOptions(d, 'planner', o.planner);
+      checkPlannerOptions(d, 'planner', o.planner, release);
       for (const [key, why] of Object.entries(PLANNER_NOT_IN_REQUEST)) {
         if ((o.planner as Record<string, unknown>)[key] !== undefined) d.error(join('planner', key), `cannot be set on an SLA-planned deployment: it ${why}`, 'option-conflict');
       }
@@ -332,7 +332,7 @@ export function slaPlannedObservedGraph(name: string, namespace: string | undefi
 }
 
 /** The `profilingConfig.config` object the profiler reads (camelCase keys, Dynamo 0.8.1 and later). */
-function profilerConfig(o: SlaPlannedDeploymentOptions): Record<string, unknown> {
+function profilerConfig(o: SlaPlannedDeploymentOptions, release: DynamoRelease): Record<string, unknown> {
   const aic = o.aiConfigurator;
   const planner = o.planner;
   return {
@@ -347,7 +347,7 @@ function profilerConfig(o: SlaPlannedDeploymentOptions): Record<string, unknown>
         plannerMinEndpoint: planner.minEndpoint,
         plannerMaxGpuBudget: planner.maxGpuBudget,
         plannerAdjustmentInterval: planner.adjustmentIntervalSeconds,
-        ...planner.loadPredictor?._configKeys(),
+        ...planner.loadPredictor?._configKeys(release),
       }
       : undefined,
   };
@@ -392,7 +392,7 @@ function buildRequest(name: string, namespace: string | undefined, o: SlaPlanned
       enableGpuDiscovery: o.enableGpuDiscovery,
       profilingConfig: {
         profilerImage: o.profilerImage ?? runtimeImage,
-        config: profilerConfig(o),
+        config: profilerConfig(o, release),
         configMapRef: o.configMapRef ? { name: nameOf(o.configMapRef.name), key: o.configMapRef.key } : undefined,
         outputPVC: o.outputPvc !== undefined ? nameOf(o.outputPvc) : undefined,
         resources,

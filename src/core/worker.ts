@@ -16,6 +16,7 @@ import { Diagnostics, show } from './errors';
 import { ComputeResources, KubeObject } from './k8s';
 import { checkResources, DgdService, imagePullSecrets, modelCacheVolumeMounts, renderResources, serviceEnv } from './service';
 import { prune, toKubeName, yaml } from './util';
+import { DynamoRelease, kvCacheDtypeProblem } from './versions';
 
 export { WorkerRole } from './backend';
 
@@ -184,7 +185,7 @@ export function workerShape(o: WorkerOptions): WorkerShape {
 /** Flags the library renders itself; `extraArgs` may not repeat them. */
 const RENDERED_FLAG = /^--[a-z0-9-]+/;
 
-export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, backend: Backend | undefined): void {
+export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, backend: Backend | undefined, release: DynamoRelease | undefined): void {
   checkKnownKeys(d, path, o, WORKER_KEYS);
   checkInteger(d, join(path, 'replicas'), o.replicas, 0);
   const tpOk = checkInteger(d, join(path, 'tensorParallelSize'), o.tensorParallelSize, 1);
@@ -200,9 +201,12 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
   }
   checkInteger(d, join(path, 'maxNumSeqs'), o.maxNumSeqs, 1);
   checkInteger(d, join(path, 'maxModelLen'), o.maxModelLen, 1);
-  checkString(d, join(path, 'kvCacheDtype'), o.kvCacheDtype);
+  if (checkString(d, join(path, 'kvCacheDtype'), o.kvCacheDtype) && o.kvCacheDtype !== undefined && backend && release) {
+    const problem = kvCacheDtypeProblem(release, backend.name, o.kvCacheDtype);
+    if (problem) d.error(join(path, 'kvCacheDtype'), `is ${show(o.kvCacheDtype)}; ${problem}`, 'value-range');
+  }
   if (checkInteger(d, join(path, 'blockSize'), o.blockSize, 1) && o.blockSize !== undefined && backend) {
-    const problem = backend._renderer.blockSizeProblem(o.blockSize);
+    const problem = backend._renderer.blockSizeProblem(o.blockSize, release);
     if (problem) d.error(join(path, 'blockSize'), `is ${o.blockSize}; ${problem}`, 'value-range');
   }
   if (o.sharedMemory !== false) checkQuantity(d, join(path, 'sharedMemory'), o.sharedMemory);

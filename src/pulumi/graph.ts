@@ -116,7 +116,7 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
     }
     if (isChecked(args)) return;
     const d = new Diagnostics();
-    checkComponent(d, component, this.options.backend);
+    checkComponent(d, component, this.options.backend, releaseOf(dynamoVersionOf(this.options)));
     d.throwIfErrors();
   }
 

@@ -52,8 +52,8 @@ const VARIANTS: Record<string, (c: Chart) => Omit<DisaggregatedDeploymentProps, 
 };
 
 describe.each(Object.entries(VARIANTS))('%s', (_name, graphProps) => {
-  const prefill = { replicas: 2, tensorParallelSize: 1, maxNumSeqs: 2, kvCacheDtype: 'fp8' };
-  const decode = { replicas: 1, tensorParallelSize: 2, maxNumSeqs: 512, kvCacheDtype: 'fp8' };
+  const prefill = { replicas: 2, tensorParallelSize: 1, maxNumSeqs: 2, kvCacheDtype: 'fp8_e4m3' };
+  const decode = { replicas: 1, tensorParallelSize: 2, maxNumSeqs: 512, kvCacheDtype: 'fp8_e4m3' };
 
   test('DynamoGraph + Frontend/PrefillWorker/DecodeWorker == DisaggregatedDeployment', () => {
     const a = chart();

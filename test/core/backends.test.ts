@@ -94,6 +94,18 @@ describe('vLLM', () => {
     ]);
   });
 
+  // found by the conformance suite: the block sizes and KV dtypes are those of the release's vLLM parser
+  test('block sizes and KV cache dtypes are the ones the release\'s vLLM takes', () => {
+    expect(() => renderAgg({ model: MODEL, backend: Backend.vllm(), workers: { blockSize: 256 } })).not.toThrow();
+    expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), workers: { blockSize: 24, kvCacheDtype: 'fp9' } }))).toEqual([
+      'workers.kvCacheDtype: is "fp9"; vllm 0.14.1 (Dynamo 0.9.x) takes "auto", "bfloat16", "fp8", "fp8_ds_mla", "fp8_e4m3", "fp8_e5m2", "fp8_inc"',
+      'workers.blockSize: is 24; vLLM 0.14.1 accepts block sizes 1, 8, 16, 32, 64, 128, 256',
+    ]);
+    expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), dynamoVersion: '0.8.1', workers: { kvCacheDtype: 'fp9' } }))).toEqual([
+      'workers.kvCacheDtype: is "fp9"; vllm 0.12.0 (Dynamo 0.8.x) takes "auto", "bfloat16", "fp8", "fp8_ds_mla", "fp8_e4m3", "fp8_e5m2", "fp8_inc"',
+    ]);
+  });
+
   test('the CUDA 13 image variant on request', () => {
     const c13 = renderAgg({ model: MODEL, backend: Backend.vllm({ cuda: 13 }), workers: {} });
     expect(container(c13, 'VllmWorker').image).toBe('nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0-cuda13');
@@ -109,7 +121,7 @@ describe('SGLang', () => {
     expect(container(r, 'prefill').args).toEqual([
       '--model-path', MODEL,
       '--page-size', '16',
-      '--tp', '2',
+      '--tp-size', '2',
       '--kv-cache-dtype', 'fp8_e5m2',
       '--max-running-requests', '8',
       '--trust-remote-code',
@@ -134,6 +146,19 @@ describe('SGLang', () => {
     });
     expect(container(r, 'decode').args).not.toContain('--kv-events-config');
     expect(flagValue(container(r, 'Frontend').args, '--kv-cache-block-size')).toBe('16');
+  });
+
+  // found by the conformance suite: SGLang has no --tp; argparse takes it as an abbreviation of --tp-size
+  test('tensor parallelism is passed as --tp-size, SGLang\'s own flag', () => {
+    const args = container(renderAgg({ model: MODEL, backend: Backend.sglang(), workers: { tensorParallelSize: 4 } }), 'worker').args;
+    expect(flagValue(args, '--tp-size')).toBe('4');
+    expect(args).not.toContain('--tp');
+  });
+
+  test('KV cache dtypes are SGLang\'s, not vLLM\'s', () => {
+    expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.sglang(), workers: { kvCacheDtype: 'fp8' } }))).toEqual([
+      'workers.kvCacheDtype: is "fp8"; sglang 0.5.8 (Dynamo 0.9.x) takes "auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1"',
+    ]);
   });
 
   test('EFA selects the LIBFABRIC NIXL backend by environment', () => {

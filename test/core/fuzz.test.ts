@@ -19,7 +19,6 @@
 import * as fc from 'fast-check';
 import {
   aggregatedGraphSpec,
-  Backend,
   disaggregatedGraphSpec,
   DynamoValidationError,
   EnvValue,
@@ -33,6 +32,7 @@ import {
 } from '../../src';
 import { crdErrors, isDynamoKind } from '../support/crd';
 import { holes, manifestErrors } from '../support/manifests';
+import { BACKENDS, BackendName, dictionary, modelId, POD_INFO, sensibleAggregated, sensibleDisaggregated } from '../support/sensible';
 
 const SEED = 20261130;
 /** Runs per property; the whole file runs in a few seconds on 2 cores. */
@@ -42,23 +42,6 @@ const params = (numRuns = NUM_RUNS): fc.Parameters<unknown> => ({ seed: SEED, nu
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 // ---------------------------------------------------------------------------------------------
-
-type BackendName = 'vllm' | 'sglang' | 'trtllm';
-const BACKENDS: Record<BackendName, typeof Backend.vllm> = { vllm: Backend.vllm, sglang: Backend.sglang, trtllm: Backend.trtllm };
-const POD_INFO = ['POD_UID', 'POD_NAME', 'POD_NAMESPACE', 'POD_IP'] as const;
-
-/** An object's keys whose value is undefined are dropped (what a user leaving an option out writes). */
-function compact<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** Options objects with ordinary prototypes; keys not in `required` may be left out. */
-function record<T>(model: { [K in keyof T]: fc.Arbitrary<T[K]> }, required: (keyof T)[] = []) {
-  return fc.record(model, { requiredKeys: required, noNullPrototype: true });
-}
-function dictionary<T>(keys: fc.Arbitrary<string>, values: fc.Arbitrary<T>, maxKeys: number, minKeys = 0) {
-  return fc.dictionary(keys, values, { minKeys, maxKeys, noNullPrototype: true });
-}
 
 /** Mostly `good`, sometimes `bad` (a value of the right type that is still invalid). */
 function mostly<T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>, ratio = 40): fc.Arbitrary<T> {
@@ -99,10 +82,6 @@ const POD_INFO_SUBSET = fc.subarray([...POD_INFO]);
 const quantity = fc.constantFrom('4', '500m', '16Gi', '100Gi');
 const imageRef = fc.constantFrom('registry.example.com/dynamo/runtime:1.0', 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0');
 
-/** Model ids of 32B+ parameters (a small model only adds an advisory warning). */
-const modelId = fc
-  .tuple(fc.constantFrom('org', 'acme', 'meta-llama', 'Qwen'), fc.constantFrom('Model', 'Llama-3.3', 'Qwen3', 'Mega'), fc.constantFrom(32, 70, 72, 235, 405), fc.constantFrom('', '-Instruct', '-FP8'))
-  .map(([org, family, size, suffix]) => `${org}/${family}-${size}B${suffix}`);
 
 const graphName = mostly(fc.constantFrom('g', 'llm', 'dynamo-disagg'), fc.constantFrom('', 'Bad_Name', 'x'.repeat(40), 'a'.repeat(64)));
 const namespace = mostly(fc.constantFrom(undefined, 'ns', 'dynamo-workloads'), fc.constantFrom('Bad NS', '', 'a'.repeat(64)));
@@ -378,202 +357,6 @@ const dirtyOptions = anyOptions(true);
 const anyDisaggregated = fc.oneof(cleanOptions.disaggregated, dirtyOptions.disaggregated);
 const anyAggregated = fc.oneof(cleanOptions.aggregated, dirtyOptions.aggregated);
 const anySlaPlanned = fc.oneof(cleanOptions.slaPlanned, dirtyOptions.slaPlanned);
-
-// ---------------------------------------------------------------------------------------------
-// Property 2 generators: sensible deployments, inside every cross-component rule
-// ---------------------------------------------------------------------------------------------
-
-/** KV cache dtypes each engine accepts. */
-const KV_DTYPES: Record<BackendName, string[]> = { vllm: ['auto', 'fp8', 'fp8_e4m3'], sglang: ['auto', 'fp8_e4m3', 'fp8_e5m2'], trtllm: ['auto', 'fp8'] };
-
-/** The settings every worker of a graph shares: engine, release, block size and KV dtype. */
-interface Engine {
-  readonly name: BackendName;
-  readonly backend: Backend;
-  readonly dynamoVersion?: string;
-  readonly blockSize?: number;
-  readonly kvCacheDtype?: string;
-}
-
-const sensibleEngine: fc.Arbitrary<Engine> = fc
-  .record({
-    name: fc.constantFrom<BackendName>('vllm', 'sglang', 'trtllm'),
-    dynamoVersion: fc.constantFrom(undefined, '0.8.1', '0.9.0'),
-    cuda: fc.constantFrom(undefined, 12, 13),
-    // a size every engine accepts (vLLM: powers of two up to 128; TensorRT-LLM: powers of two > 1)
-    blockSize: fc.constantFrom(undefined, 16, 32, 64),
-    dtypeIndex: fc.option(fc.nat(), { nil: undefined }),
-  })
-  .map(({ name, dynamoVersion, cuda, blockSize, dtypeIndex }) => {
-    // only images that exist: TensorRT-LLM is CUDA 13 only, vLLM 0.8.1-cuda13 is broken
-    const usable = name === 'trtllm' ? (cuda === 12 ? undefined : cuda) : name === 'vllm' && dynamoVersion === '0.8.1' && cuda === 13 ? 12 : cuda;
-    const dtypes = KV_DTYPES[name];
-    return {
-      name,
-      backend: BACKENDS[name](usable === undefined ? {} : { cuda: usable as 12 | 13 }),
-      dynamoVersion,
-      blockSize,
-      kvCacheDtype: dtypeIndex === undefined ? undefined : dtypes[dtypeIndex % dtypes.length],
-    };
-  });
-
-const sensibleEnv = dictionary(fc.constantFrom('LOG_LEVEL', 'DYN_LOG', 'NCCL_DEBUG'), fc.oneof(fc.constantFrom('debug', 'info', 'WARN'), fc.constant(EnvValue.fromConfigMap('cfg', 'level'))), 2, 1);
-/** A request, and sometimes a limit no lower than it (`values` ascending). */
-const sensibleQuantityRange = (values: string[]) =>
-  fc.tuple(fc.nat(values.length - 1), fc.option(fc.nat(values.length - 1), { nil: undefined })).map(([r, l]) =>
-    l === undefined ? { request: values[r] } : { request: values[Math.min(r, l)], limit: values[Math.max(r, l)] },
-  );
-const sensibleResources = record({ cpu: sensibleQuantityRange(['4', '8']), memory: sensibleQuantityRange(['32Gi', '64Gi']) }, ['cpu']);
-const sensiblePodInfo = fc.subarray([...POD_INFO]);
-const sensibleTolerations = fc.constant([{ key: 'nvidia.com/gpu', operator: 'Exists' as const, effect: 'NoSchedule' as const }]);
-
-/** One worker pool of `engine`; a planned pool leaves replicas to the planner. */
-function sensibleWorker(engine: Engine, planned: boolean) {
-  return record({
-    replicas: planned ? fc.constant(undefined) : fc.integer({ min: 0, max: 4 }),
-    tensorParallelSize: fc.integer({ min: 1, max: 8 }),
-    pipelineParallelSize: fc.integer({ min: 1, max: 2 }),
-    spareGpus: fc.integer({ min: 0, max: 2 }),
-    maxNumSeqs: fc.integer({ min: 1, max: 1024 }),
-    maxModelLen: fc.constantFrom(4096, 8192, 131072),
-    sharedMemory: fc.constantFrom<string | false>('16Gi', '32Gi', false),
-    env: sensibleEnv,
-    resources: sensibleResources,
-    podInfoEnv: sensiblePodInfo,
-    nodeSelector: fc.constant({ 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' }),
-    tolerations: sensibleTolerations,
-    freeGpuMemoryFraction: fc.integer({ min: 50, max: 95 }).map((n) => n / 100),
-  }).map(({ spareGpus, freeGpuMemoryFraction, ...w }) =>
-    compact({
-      ...w,
-      // unset (TP x PP), or at least TP x PP
-      gpus: spareGpus === undefined ? undefined : (w.tensorParallelSize ?? 1) * (w.pipelineParallelSize ?? 1) + spareGpus,
-      blockSize: engine.blockSize,
-      kvCacheDtype: engine.kvCacheDtype,
-      engineConfig: engine.name === 'trtllm' && freeGpuMemoryFraction !== undefined ? { kv_cache_config: { free_gpu_memory_fraction: freeGpuMemoryFraction } } : undefined,
-    }),
-  );
-}
-
-/** GPUs one engine of a pool uses. */
-function engineGpus(w: { gpus?: number; tensorParallelSize?: number; pipelineParallelSize?: number }): number {
-  return w.gpus ?? (w.tensorParallelSize ?? 1) * (w.pipelineParallelSize ?? 1);
-}
-
-/** Round-robin, random, or a KV router announcing the workers' block size (or none). */
-function sensibleRouter(engine: Engine): fc.Arbitrary<Router> {
-  const kv = record({
-    overlapScoreWeight: fc.integer({ min: 0, max: 200 }).map((n) => n / 100),
-    temperature: fc.integer({ min: 0, max: 100 }).map((n) => n / 100),
-    kvEvents: fc.boolean(),
-    announceBlockSize: fc.boolean(),
-    activeDecodeBlocksThreshold: fc.integer({ min: 0, max: 100 }).map((n) => n / 100),
-    activePrefillTokensThreshold: fc.integer({ min: 1, max: 100000 }),
-    replicaSync: fc.boolean(),
-    ttlSeconds: fc.integer({ min: 1, max: 600 }),
-    maxTreeSize: fc.integer({ min: 1024, max: 1 << 20 }),
-    pruneTargetRatio: fc.integer({ min: 1, max: 100 }).map((n) => n / 100),
-  }).map(({ announceBlockSize, ttlSeconds, maxTreeSize, pruneTargetRatio, ...o }) =>
-    Router.kv(
-      compact({
-        ...o,
-        blockSize: announceBlockSize ? engine.blockSize : undefined,
-        // the prediction parameters apply only without KV events
-        ...(o.kvEvents === false ? { ttlSeconds, maxTreeSize, pruneTargetRatio } : {}),
-      }),
-    ),
-  );
-  return fc.oneof(fc.constantFrom(Router.roundRobin(), Router.random()), kv);
-}
-
-function sensibleFrontend(engine: Engine) {
-  return record({ replicas: fc.integer({ min: 1, max: 3 }), router: sensibleRouter(engine), env: sensibleEnv, podInfoEnv: sensiblePodInfo, resources: sensibleResources });
-}
-
-/** RDMA or EFA (never `ipcLock`, which may go away). */
-const sensibleFabric: fc.Arbitrary<Fabric> = fc.oneof(
-  record({
-    resourceName: fc.constantFrom('rdma/hca_shared_devices', 'rdma/ib'),
-    deviceCount: fc.integer({ min: 1, max: 8 }),
-    ucxTls: fc.constant('rc,cuda_copy'),
-    env: fc.constant({ UCX_IB_GID_INDEX: '3' }),
-  }).map((o) => Fabric.rdma(o)),
-  record({ deviceCount: fc.integer({ min: 1, max: 32 }), shmTransfer: fc.boolean() }).map((o) => Fabric.efa(o)),
-);
-
-/** Graph-wide options of `engine` (everything but the components). */
-function sensibleGraph(engine: Engine, fabric: fc.Arbitrary<Fabric | undefined>) {
-  return record(
-    {
-      model: modelId,
-      fabric,
-      servedModelName: fc.constantFrom('llm', 'chat'),
-      imagePullPolicy: fc.constantFrom('Always' as const, 'IfNotPresent' as const),
-      imagePullSecrets: fc.constant(['ngc', { name: 'mirror' }]),
-      hfTokenSecret: fc.constantFrom('hf-token', { name: 'hf-token' }),
-      modelCache: fc.constant({ claimName: 'model-cache', mountPath: '/opt/models' }),
-      env: sensibleEnv,
-      trustRemoteCode: fc.boolean(),
-      podInfoEnv: sensiblePodInfo,
-      labels: fc.constant({ team: 'ml' }),
-      annotations: fc.constant({ 'example.com/owner': 'llm' }),
-    },
-    ['model', 'fabric'],
-  ).map((g) => compact({ ...g, backend: engine.backend, dynamoVersion: engine.dynamoVersion }));
-}
-
-const sensibleLoadPredictor = fc.oneof(
-  fc.constant(LoadPredictor.constant()),
-  fc.boolean().map((log1p) => LoadPredictor.arima({ log1p })),
-  fc.constant(LoadPredictor.kalman({ qLevel: 0.1, qTrend: 0.01, r: 1.0, minPoints: 5 })),
-  fc.constant(LoadPredictor.prophet({ windowSize: 1000 })),
-);
-
-/** A planner's options but its budget, which depends on the workers. */
-const sensiblePlanner = record(
-  {
-    ttftMs: fc.integer({ min: 50, max: 2000 }),
-    itlMs: fc.integer({ min: 5, max: 100 }),
-    budgetSlack: fc.integer({ min: 0, max: 16 }),
-    adjustmentIntervalSeconds: fc.integer({ min: 10, max: 600 }),
-    loadPredictor: sensibleLoadPredictor,
-    prometheusEndpoint: fc.constant('http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090'),
-  },
-  ['ttftMs', 'itlMs', 'budgetSlack'],
-);
-
-/** With a planner (half the time) the workers leave replicas out and the budget covers both engines. */
-const sensibleDisaggregated = fc.tuple(sensibleEngine, fc.boolean()).chain(([engine, planned]) =>
-  fc
-    .record({
-      graph: sensibleGraph(engine, sensibleFabric),
-      frontend: sensibleFrontend(engine),
-      prefill: sensibleWorker(engine, planned),
-      decode: sensibleWorker(engine, planned),
-      planner: sensiblePlanner,
-    })
-    .map(({ graph, frontend, prefill, decode, planner: { budgetSlack, ...planner } }) =>
-      compact({
-        ...graph,
-        frontend,
-        prefill,
-        decode,
-        // planned workers start at one replica each: minEndpoint 1 x (prefill + decode GPUs) is all they use
-        planner: planned ? { ...planner, minEndpoint: 1, maxGpuBudget: engineGpus(prefill) + engineGpus(decode) + budgetSlack } : undefined,
-      }),
-    ),
-);
-
-/** Aggregated workers need no fabric: any, or none. */
-const sensibleAggregated = sensibleEngine.chain((engine) =>
-  fc
-    .record({
-      graph: sensibleGraph(engine, fc.oneof(sensibleFabric, fc.constantFrom(Fabric.tcp(), undefined))),
-      frontend: sensibleFrontend(engine),
-      workers: sensibleWorker(engine, false),
-    })
-    .map(({ graph, frontend, workers }) => ({ ...graph, frontend, workers })),
-);
 
 // ---------------------------------------------------------------------------------------------
 // Checks

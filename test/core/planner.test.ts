@@ -244,6 +244,23 @@ describe('planner in a graph (DGD)', () => {
     ]);
   });
 
+  // found by the conformance suite: the 0.8 planner has no Kalman predictor and no log1p, and one window-size flag
+  test('Dynamo 0.8: the planner\'s own predictors and flags', () => {
+    const on08 = (planner: PlannerOptions) =>
+      renderDisagg({ model: MODEL, backend: Backend.vllm(), dynamoVersion: '0.8.1', fabric: Fabric.rdma(), prefill: {}, decode: {}, planner });
+    expect(issuesOf(() => on08({ ttftMs: 1, itlMs: 1, loadPredictor: LoadPredictor.kalman({ qLevel: 0.1, qTrend: 0.01, r: 1 }) }))).toEqual([
+      'planner.loadPredictor: is the kalman predictor, which the Dynamo 0.8.x planner does not have (it has constant, arima, prophet); use another predictor or a later release',
+    ]);
+    expect(issuesOf(() => on08({ ttftMs: 1, itlMs: 1, loadPredictor: LoadPredictor.arima({ log1p: true }) }))).toEqual([
+      'planner.loadPredictor.log1p: is set, but the Dynamo 0.8.x planner has no --load-predictor-log1p; leave it out or use a later release',
+    ]);
+    const args = container(on08({ ttftMs: 1, itlMs: 1, loadPredictor: LoadPredictor.prophet({ windowSize: 500 }) }), 'Planner').args;
+    expect(args).toContain('--load-prediction-window-size=500');
+    expect(args.some((a: string) => a.startsWith('--prophet-window-size'))).toBe(false);
+    const config = request({ dynamoVersion: '0.8.1', planner: { loadPredictor: LoadPredictor.prophet({ windowSize: 500 }) } }).object.spec as any;
+    expect(config.profilingConfig.config.planner).toEqual({ loadPredictor: 'prophet', loadPredictionWindowSize: 500 });
+  });
+
   test('a planner needs a disaggregated graph', () => {
     expect(
       issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), workers: {}, planner: { ttftMs: 1, itlMs: 1 } } as any)),

@@ -538,6 +538,26 @@ describe('the rules read manifests as Dynamo writes them', () => {
     ]);
   });
 
+  test('a KV cache dtype the engine of the image\'s release does not take is an error; a custom image is not judged', () => {
+    const dtype = (image: string | undefined, value: string) =>
+      fromManifest(
+        graphWith((_g, s) => {
+          const c = s.VllmPrefillWorker.extraPodSpec.mainContainer;
+          if (image !== undefined) c.image = image;
+          c.args = [...c.args.filter((_a: string, i: number, all: string[]) => all[i] !== '--kv-cache-dtype' && all[i - 1] !== '--kv-cache-dtype'), '--kv-cache-dtype', value];
+        }),
+      ).filter((r) => r.rule === 'value-range');
+    expect(dtype('nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0', 'fp9')).toEqual([
+      {
+        path: 'VllmPrefillWorker.extraPodSpec.mainContainer.args[--kv-cache-dtype]',
+        message: 'is "fp9"; vllm 0.14.1 (Dynamo 0.9.x) takes "auto", "bfloat16", "fp8", "fp8_ds_mla", "fp8_e4m3", "fp8_e5m2", "fp8_inc"',
+        rule: 'value-range',
+      },
+    ]);
+    expect(dtype('nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0', 'fp8_e5m2')).toEqual([]);
+    expect(dtype('registry.example.com/llm/vllm:latest', 'fp9')).toEqual([]);
+  });
+
   test('a claim without ReadWriteMany needs no storage class', () => {
     const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
     expect(checkClaimManifest(claim)).toEqual([]);

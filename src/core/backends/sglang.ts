@@ -24,7 +24,9 @@ export const SGLANG: BackendRenderer = {
     const args = ['--model-path', l.model];
     if (l.servedModelName !== undefined) args.push('--served-model-name', l.servedModelName);
     args.push('--page-size', String(l.blockSize ?? DEFAULT_PAGE_SIZE));
-    args.push('--tp', String(l.tensorParallelSize));
+    // SGLang's flag is --tp-size: `--tp` parses only as an argparse abbreviation of it, which
+    // breaks the day SGLang adds another --tp... flag
+    args.push('--tp-size', String(l.tensorParallelSize));
     if (l.pipelineParallelSize !== undefined) args.push('--pp-size', String(l.pipelineParallelSize));
     if (l.kvCacheDtype !== undefined) args.push('--kv-cache-dtype', l.kvCacheDtype);
     if (l.maxNumSeqs !== undefined) args.push('--max-running-requests', String(l.maxNumSeqs));

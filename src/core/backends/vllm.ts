@@ -1,7 +1,7 @@
 import type { BackendRenderer, WorkerCommand, WorkerLaunch } from '../backend';
+import { DEFAULT_DYNAMO_VERSION, releaseOf } from '../versions';
 
 const ROLE_FLAGS = ['--is-prefill-worker', '--is-decode-worker', '--disaggregation-mode'];
-const BLOCK_SIZES = [1, 8, 16, 32, 64, 128];
 
 /** vLLM through `python3 -m dynamo.vllm`. */
 export const VLLM: BackendRenderer = {
@@ -16,8 +16,10 @@ export const VLLM: BackendRenderer = {
   workingDir: '/workspace',
   ownedFlags: [...ROLE_FLAGS, '--kv-events-config'],
   engineKeysFromOptions: {},
-  blockSizeProblem(size) {
-    return BLOCK_SIZES.includes(size) ? undefined : `vLLM accepts block sizes ${BLOCK_SIZES.join(', ')}`;
+  blockSizeProblem(size, release) {
+    const engine = (release ?? releaseOf(DEFAULT_DYNAMO_VERSION)).engines.vllm;
+    const sizes = engine.blockSizes ?? [];
+    return sizes.includes(size) ? undefined : `vLLM ${engine.version} accepts block sizes ${sizes.join(', ')}`;
   },
   extraArgsProblem(extra) {
     // Dynamo 0.8/0.9 defaults to `--connector nixl`, and refuses a connector config next to it.

@@ -1,6 +1,7 @@
 import { isPlainObject } from '../checks';
 import { EnvVar } from '../k8s';
 import { yaml } from '../util';
+import { DynamoRelease, releaseOfImage } from '../versions';
 import { Launch, flagValue, parseLaunch } from './launch';
 
 /**
@@ -52,6 +53,8 @@ export interface ServiceModel {
   readonly env: ReadonlyMap<string, EnvEntry>;
   /** TensorRT-LLM: the engine config file, when its ConfigMap is among the objects. */
   readonly engineConfig?: Readonly<Record<string, unknown>>;
+  /** The Dynamo release the main container runs, read from its image tag; undefined when the tag names none. */
+  readonly release?: DynamoRelease;
 }
 
 export interface GraphModel {
@@ -211,6 +214,7 @@ export function graphModel(graph: Readonly<Record<string, unknown>>, objects: Re
       launches,
       env,
       engineConfig: engine === 'trtllm' ? engineConfigOf(s, container, launch, objects, namespace) : undefined,
+      release: releaseOfImage(container.image),
     };
   });
   // Dynamo's vLLM examples before 0.8 run decode workers without a flag, next to flagged prefill workers

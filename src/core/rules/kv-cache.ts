@@ -1,4 +1,5 @@
 import { checkInteger } from '../checks';
+import { kvCacheDtypeProblem } from '../versions';
 import { Findings } from './findings';
 import { argField, GraphModel, Located, roleFlag, ServiceModel, workers } from './graph-model';
 import { announcedBlockSize, blockSize, blockSizeProblem, kvCacheDtype } from './workload';
@@ -54,6 +55,15 @@ export function kvCacheRules(g: GraphModel, f: Findings): void {
         `is ${announced}, but ${mismatch.s.name} runs block size ${mismatch.size}; the router computes prefill cost in the workers' blocks, so they must match (guide 3)`,
       );
     }
+  }
+
+  // a dtype the engine refuses, where the image tag says which engine release runs
+  for (const s of workers(g)) {
+    const dtype = kvCacheDtype(s);
+    if (!s.release || !dtype || dtype.defaulted || typeof dtype.value !== 'string' || (s.engine !== 'vllm' && s.engine !== 'sglang')) continue;
+    if (dtype.value.includes('$')) continue;
+    const problem = kvCacheDtypeProblem(s.release, s.engine, dtype.value);
+    if (problem) f.report('value-range', s, dtype, `is ${JSON.stringify(dtype.value)}; ${problem}`);
   }
 
   const prefill = workers(g).filter((w) => w.role === 'prefill');

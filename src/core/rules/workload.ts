@@ -154,8 +154,8 @@ export function modelOf(s: ServiceModel): Located<string> | undefined {
 
 /** The block size rules of the engine, for a size read from a manifest. */
 export function blockSizeProblem(s: ServiceModel, size: number): string | undefined {
-  if (s.engine === 'vllm') return VLLM.blockSizeProblem(size);
-  if (s.engine === 'trtllm') return TRTLLM.blockSizeProblem(size);
-  if (s.engine === 'sglang') return SGLANG.blockSizeProblem(size);
+  if (s.engine === 'vllm') return VLLM.blockSizeProblem(size, s.release);
+  if (s.engine === 'trtllm') return TRTLLM.blockSizeProblem(size, s.release);
+  if (s.engine === 'sglang') return SGLANG.blockSizeProblem(size, s.release);
   return undefined;
 }

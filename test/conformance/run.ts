@@ -1,0 +1,182 @@
+/**
+ * `npm run conformance`: every process the library configures, checked by the
+ * argument parsing of the Dynamo release it runs.
+ *
+ *   npm run conformance                      # examples, matrix, sample, negative controls; every release line
+ *   npm run conformance -- --release 0.9     # one line
+ *   npm run conformance -- path/to/dgd.yaml  # also check these manifests (each process must start)
+ *
+ * For each release line the pinned ai-dynamo release is installed into a
+ * cached virtualenv (test/conformance/venv.ts), the cases are written to a
+ * file and checker/check.py runs them through Dynamo's own parsers. A failure
+ * names the release, the service, the flag and Dynamo's own error line.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { DEFAULT_DYNAMO_VERSION, RELEASES } from '../../src';
+import { examples, matrix, Rendered, sample } from './matrix';
+import { Process, processesOf } from './processes';
+import { CACHE_DIR, ensureVenv } from './venv';
+
+const HERE = __dirname;
+// the examples' and the matrix's warnings are the unit tests' business
+process.env.DYNAMO_CONSTRUCTS_QUIET ??= '1';
+const SAMPLE_SEED = 20261201;
+const SAMPLE_SIZE = 60;
+
+interface LineConfig {
+  readonly dynamo: string;
+  readonly python: string;
+  readonly install: readonly string[];
+  readonly parsers: Readonly<Record<string, string>>;
+}
+
+/** A process to check, and what Dynamo must say about it. */
+export interface Case extends Process {
+  /** A substring of Dynamo's error the process must fail with (negative controls); undefined: it must start. */
+  readonly expectError?: string;
+}
+
+interface Result {
+  readonly status: 'ok' | 'error';
+  readonly error?: string;
+  readonly checks?: readonly string[];
+}
+
+const log = (line: string) => process.stderr.write(`conformance: ${line}\n`);
+
+function lineOf(version: string): string {
+  return version.split('.').slice(0, 2).join('.');
+}
+
+function readReleases(): Record<string, LineConfig> {
+  return JSON.parse(readFileSync(join(HERE, 'releases.json'), 'utf8')).lines;
+}
+
+function readManifests(file: string): unknown[] {
+  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJSON()).filter((o) => o !== null);
+}
+
+/** Negative controls: manifests a header comment says Dynamo must reject, and with what. */
+function negativeControls(): Case[] {
+  const dir = join(HERE, 'fixtures');
+  const cases: Case[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const expectations = new Map<string, string>();
+    for (const m of text.matchAll(/^# conformance-expect: (\S+): (.+)$/gm)) expectations.set(m[1], m[2].trim());
+    if (expectations.size === 0) throw new Error(`fixtures/${file}: no "# conformance-expect: <service>: <error>" line`);
+    const processes = processesOf(`fixtures/${basename(file, '.yaml')}`, readManifests(join(dir, file)), DEFAULT_DYNAMO_VERSION);
+    for (const [service, error] of expectations) {
+      const p = processes.find((x) => x.id.endsWith(`/${service}`));
+      if (!p) throw new Error(`fixtures/${file}: no service ${service}`);
+      cases.push({ ...p, expectError: error });
+    }
+  }
+  return cases;
+}
+
+function casesOf(rendered: readonly Rendered[]): Process[] {
+  return rendered.flatMap((r) => processesOf(r.source, r.objects, DEFAULT_DYNAMO_VERSION));
+}
+
+/** The engine halves a line's checker stands in for, from the versions table. */
+function engineTables(line: string): Record<string, string> {
+  const engines = RELEASES[line].engines;
+  const tables: Record<string, string> = {};
+  for (const engine of ['vllm', 'sglang'] as const) {
+    const file = `engines/${engine}-${engines[engine].version}.json`;
+    if (!existsSync(join(HERE, file))) throw new Error(`${file} is missing: generate it with test/conformance/engines/generate.sh ${engine} ${engines[engine].version}`);
+    tables[engine] = file;
+  }
+  return tables;
+}
+
+function check(line: string, config: LineConfig, cases: readonly Case[]): { results: Record<string, Result>; standIns: Record<string, string> } {
+  const python = ensureVenv(config.dynamo, config.python, config.install, log);
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const casesFile = join(CACHE_DIR, `cases-${config.dynamo}.json`);
+  const resultsFile = join(CACHE_DIR, `results-${config.dynamo}.json`);
+  const release = { dynamo: config.dynamo, parsers: config.parsers, engines: engineTables(line) };
+  writeFileSync(casesFile, JSON.stringify({ release, cases }, null, 1));
+  const started = Date.now();
+  const r = spawnSync(python, [join(HERE, 'checker', 'check.py'), casesFile, resultsFile], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`the checker of Dynamo ${config.dynamo} failed (exit ${r.status}):\n${r.stderr}`);
+  const out = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  log(`Dynamo ${config.dynamo}: ${cases.length} processes parsed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return out;
+}
+
+/** What went wrong with one case, or undefined. */
+function verdict(c: Case, r: Result | undefined): string | undefined {
+  if (!r) return 'no result';
+  if (c.expectError === undefined) return r.status === 'ok' ? undefined : r.error;
+  if (r.status === 'ok') return `Dynamo accepted a command line it must reject with "${c.expectError}"`;
+  return r.error?.includes(c.expectError) ? undefined : `rejected with "${r.error}", expected "${c.expectError}"`;
+}
+
+function flagsOf(argv: readonly string[]): string {
+  return argv.join(' ');
+}
+
+function main(): number {
+  const args = process.argv.slice(2);
+  const onlyLine = args.includes('--release') ? args[args.indexOf('--release') + 1] : undefined;
+  const files = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--release');
+  const releases = readReleases();
+  for (const line of Object.keys(RELEASES)) {
+    if (!releases[line]) throw new Error(`release line ${line} is in src/core/versions.ts but not in test/conformance/releases.json`);
+  }
+
+  const byLine = new Map<string, Case[]>();
+  const add = (c: Case) => {
+    const line = lineOf(c.dynamoVersion);
+    if (!releases[line]) throw new Error(`${c.id}: runs Dynamo ${c.dynamoVersion}, a release line the suite does not install`);
+    if (!byLine.has(line)) byLine.set(line, []);
+    byLine.get(line)!.push(c);
+  };
+  for (const c of casesOf(examples())) add(c);
+  for (const line of Object.keys(releases)) for (const c of casesOf(matrix(releases[line].dynamo))) add(c);
+  for (const c of casesOf(sample(SAMPLE_SEED, SAMPLE_SIZE))) add(c);
+  for (const c of negativeControls()) add(c);
+  for (const file of files) for (const c of processesOf(file, readManifests(resolve(file)), DEFAULT_DYNAMO_VERSION)) add(c);
+
+  let failures = 0;
+  const summary: string[] = [];
+  for (const [line, cases] of [...byLine.entries()].sort()) {
+    if (onlyLine !== undefined && line !== onlyLine) continue;
+    const config = releases[line];
+    const { results, standIns } = check(line, config, cases);
+    let lines = 0;
+    let configs = 0;
+    let controls = 0;
+    for (const c of cases) {
+      const r = results[c.id];
+      const problem = verdict(c, r);
+      if (problem === undefined) {
+        if (c.expectError !== undefined) controls++;
+        else lines++;
+        configs += r?.checks?.length ?? 0;
+      } else {
+        failures++;
+        process.stdout.write(`FAIL Dynamo ${config.dynamo} ${c.id} (python3 -m ${c.module} ${flagsOf(c.argv)}): ${problem}\n`);
+      }
+    }
+    const engines = Object.values(standIns).join('; ');
+    summary.push(`Dynamo ${config.dynamo}: ${lines} command lines and ${configs} configs accepted, ${controls} negative controls rejected as expected (${engines})`);
+  }
+  for (const s of summary) process.stdout.write(`${s}\n`);
+  process.stdout.write(`${failures} failure${failures === 1 ? '' : 's'}\n`);
+  return failures === 0 ? 0 : 1;
+}
+
+if (require.main === module) {
+  try {
+    process.exitCode = main();
+  } catch (e) {
+    process.stderr.write(`conformance: ${(e as Error).message}\n`);
+    process.exitCode = 2;
+  }
+}
