@@ -90,8 +90,8 @@ export interface BackendRenderer {
   readonly engineKeysFromOptions: Readonly<Record<string, string>>;
   /** Checks a block size the engine of `release` accepts; returns what is allowed, or undefined when `size` is fine. */
   blockSizeProblem(size: number, release: DynamoRelease | undefined): string | undefined;
-  /** Checks `extraArgs` combinations the engine rejects at start; returns the problem, or undefined. */
-  extraArgsProblem(extraArgs: readonly string[]): string | undefined;
+  /** Checks `extraArgs` combinations the engine of `release` rejects at start; returns the problem, or undefined. */
+  extraArgsProblem(extraArgs: readonly string[], release: DynamoRelease): string | undefined;
   renderWorker(launch: WorkerLaunch): WorkerCommand;
 }
 

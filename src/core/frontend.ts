@@ -6,6 +6,7 @@ import { ComputeResources } from './k8s';
 import { Router } from './router';
 import { checkResources, DgdService, imagePullSecrets, modelCacheVolumeMounts, renderResources, serviceEnv } from './service';
 import { prune } from './util';
+import { DynamoRelease } from './versions';
 
 /** The port the Dynamo operator gives the frontend's container, Service and probes. */
 export const FRONTEND_HTTP_PORT = 8000;
@@ -47,12 +48,12 @@ export interface FrontendOptions {
 
 const FRONTEND_KEYS = optionKeys<FrontendOptions>()('replicas', 'router', 'httpPort', 'env', 'podInfoEnv', 'resources');
 
-export function checkFrontend(d: Diagnostics, path: string, o: FrontendOptions): void {
+export function checkFrontend(d: Diagnostics, path: string, o: FrontendOptions, release?: DynamoRelease): void {
   checkKnownKeys(d, path, o, FRONTEND_KEYS);
   checkInteger(d, join(path, 'replicas'), o.replicas, 0);
   if (o.router !== undefined) {
     if (o.router instanceof Router) {
-      o.router._validate(d, join(path, 'router'));
+      o.router._validate(d, join(path, 'router'), release);
     } else {
       d.error(join(path, 'router'), `must be Router.kv(), Router.roundRobin() or Router.random(), got ${show(o.router)}`, 'value-type');
     }
@@ -64,7 +65,7 @@ export function checkFrontend(d: Diagnostics, path: string, o: FrontendOptions):
 }
 
 export function renderFrontend(ctx: GraphContext, o: FrontendOptions): DgdService {
-  const args = ctx.router._frontendArgs(ctx.routerBlockSize);
+  const args = ctx.router._frontendArgs(ctx.routerBlockSize, ctx.release);
   if (o.httpPort !== undefined && o.httpPort !== FRONTEND_HTTP_PORT) args.push('--http-port', String(o.httpPort));
   const resources = renderResources(o.resources);
   return prune<DgdService>({

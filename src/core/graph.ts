@@ -13,7 +13,8 @@ import { at } from './rules/graph-model';
 import { Router } from './router';
 import { DgdService } from './service';
 import { prune } from './util';
-import { DynamoRelease, dynamoVersionOf, lookupRelease } from './versions';
+import { writeV1beta1 } from './dgd-v1beta1';
+import { DynamoRelease, dynamoVersionOf, lookupRelease, RELEASES, runtimeVersionOf } from './versions';
 import { checkExtraArgs, checkWorker, renderWorker, WorkerOptions } from './worker';
 
 /** A model cache as a graph sees it: a claim and a mount path. */
@@ -95,7 +96,21 @@ export interface GraphOptions {
    * @default - none
    */
   readonly annotations?: Readonly<Record<string, string>>;
+  /**
+   * How Grove rolls out a changed graph (Dynamo 1.6 and later): `RollingRecreate` replaces pods
+   * clique by clique, `Coherent` moves prefill and decode together (Grove alpha.14 and later),
+   * `OnDelete` waits for pods to be deleted. Written as the `nvidia.com/grove-update-strategy`
+   * annotation, always: the release notes and the API docs disagree on the default.
+   * @default 'RollingRecreate'
+   */
+  readonly updateStrategy?: UpdateStrategy;
 }
+
+/** Grove's update strategies for a changed graph. */
+export type UpdateStrategy = 'RollingRecreate' | 'Coherent' | 'OnDelete';
+export const UPDATE_STRATEGIES: readonly UpdateStrategy[] = ['RollingRecreate', 'Coherent', 'OnDelete'];
+/** The update strategy the library writes when none is chosen. */
+export const DEFAULT_UPDATE_STRATEGY: UpdateStrategy = 'RollingRecreate';
 
 export const GRAPH_OPTION_KEYS = optionKeys<GraphOptions>()(
   'model',
@@ -113,6 +128,7 @@ export const GRAPH_OPTION_KEYS = optionKeys<GraphOptions>()(
   'podInfoEnv',
   'labels',
   'annotations',
+  'updateStrategy',
 );
 
 /** One service of a graph. `path` is where its options came from, for messages. */
@@ -188,6 +204,9 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
   checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);
   checkStringMap(d, join(path, 'labels'), o.labels);
   checkStringMap(d, join(path, 'annotations'), o.annotations);
+  if (checkOneOf(d, join(path, 'updateStrategy'), o.updateStrategy, UPDATE_STRATEGIES) && o.updateStrategy !== undefined && release && !release.updateStrategyAnnotation) {
+    d.error(join(path, 'updateStrategy'), `is set, but Dynamo ${release.line}.x reads no update strategy (the annotation came with 1.6); leave it out`, 'option-conflict');
+  }
   return release;
 }
 
@@ -203,7 +222,7 @@ export function checkComponent(d: Diagnostics, c: ComponentSpec, backend: Backen
   }
   const named = c.kind === 'worker' && c.options?.serviceName !== undefined;
   checkServiceName(d, named ? join(c.path, 'serviceName') : c.path, c.name);
-  if (c.kind === 'frontend') checkFrontend(d, c.path, c.options);
+  if (c.kind === 'frontend') checkFrontend(d, c.path, c.options, release);
   else if (c.kind === 'planner') checkGraphPlanner(d, c.path, c.options, release);
   else checkWorker(d, c.path, c.options!, backend, release);
 }
@@ -320,15 +339,19 @@ export function renderGraph(spec: GraphSpec, options: RenderOptions = {}): Rende
   const d = new Diagnostics();
   const release = checkGraphWithDraft(d, spec, options);
   d.throwIfErrors();
-  const { graph, configMaps } = buildGraph(d, spec, release!);
+  const { graph, configMaps, ctx } = buildGraph(d, spec, release!);
   d.throwIfErrors();
-  // the rules `dynamo-constructs lint` runs, on what would be deployed, reported at the options
+  // the rules `dynamo-constructs lint` runs, on what would be deployed (normalized), reported at the options
   reportFindings(d, checkGraphManifest(graph, configMaps), optionLocator(spec));
   d.throwIfErrors();
-  return { graph, configMaps, warnings: dedupe(d.warnings) };
+  return { graph: writeGraph(graph, ctx), configMaps, warnings: dedupe(d.warnings) };
 }
 
-function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { graph: KubeObject; configMaps: KubeObject[] } {
+/**
+ * The graph in the library's normalized layout (what the rules read), and the
+ * ConfigMaps its services mount.
+ */
+function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { graph: KubeObject; configMaps: KubeObject[]; ctx: GraphContext } {
   const ctx = resolveContext(spec, release);
   const services: Record<string, DgdService> = {};
   const configMaps: KubeObject[] = [];
@@ -336,7 +359,9 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
     if (c.kind === 'frontend') {
       services[c.name] = renderFrontend(ctx, c.options);
     } else if (c.kind === 'planner') {
-      services[c.name] = renderPlanner(ctx, c.options);
+      const r = renderPlanner(ctx, c.name, c.options);
+      services[c.name] = r.service;
+      if (r.configMap) configMaps.push(r.configMap);
     } else {
       const options = c.options ?? {};
       const r = renderWorker(ctx, c.name, c.role, options, kvEventsFor(ctx.router));
@@ -349,9 +374,10 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
   const o = spec.options;
   // services are pruned as they render
   const graph: KubeObject = {
-    apiVersion: ctx.release.apiVersion,
+    // the normalized layout is v1alpha1's; writeGraph gives it the release's API version
+    apiVersion: 'nvidia.com/v1alpha1',
     kind: 'DynamoGraphDeployment',
-    metadata: prune({ name: spec.name, namespace: spec.namespace, labels: o.labels, annotations: o.annotations }),
+    metadata: prune({ name: spec.name, namespace: spec.namespace, labels: o.labels, annotations: graphAnnotations(o) }),
     spec: {
       ...prune({
         backendFramework: o.backend.name,
@@ -361,7 +387,33 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
       ...(Object.keys(services).length > 0 ? { services } : {}),
     },
   };
-  return { graph, configMaps };
+  return { graph, configMaps, ctx };
+}
+
+/** Writes a normalized graph in the API version of its release. */
+function writeGraph(graph: KubeObject, ctx: GraphContext): KubeObject {
+  if (ctx.release.apiVersion === 'nvidia.com/v1beta1') return writeV1beta1(graph, { runtimeVersion: runtimeVersionOf(ctx.dynamoVersion) });
+  // the 0.8/0.9 layout is the normalized one, but for what only v1beta1 writes
+  const services = Object.fromEntries(
+    Object.entries(((graph.spec as { services?: Record<string, DgdService> }).services ?? {})).map(([name, s]) => {
+      const { scalingAdapter: _owned, ...rest } = s;
+      void _owned;
+      return [name, rest];
+    }),
+  );
+  return { ...graph, spec: { ...(graph.spec as object), ...(Object.keys(services).length > 0 ? { services } : {}) } };
+}
+
+/**
+ * The annotations of a graph's DynamoGraphDeployment: the user's, and Grove's
+ * update strategy, set explicitly on releases that read one (their defaults
+ * are documented inconsistently).
+ */
+export function graphAnnotations(o: GraphOptions): Record<string, string> | undefined {
+  const release = RELEASES[dynamoVersionOf(o).split('.').slice(0, 2).join('.')];
+  const key = release?.updateStrategyAnnotation;
+  const annotations = { ...(key ? { [key]: o.updateStrategy ?? DEFAULT_UPDATE_STRATEGY } : {}), ...(o.annotations ?? {}) };
+  return Object.keys(annotations).length > 0 ? annotations : undefined;
 }
 
 /**

@@ -80,11 +80,11 @@ export class LoadPredictor {
       d.error(
         path,
         `is the ${this.kind} predictor, which the Dynamo ${release!.line}.x planner does not have (it has ${supported.kinds.join(', ')}); use another predictor or a later release`,
-        'value-range',
+        'unsupported-on-release',
       );
     }
     if (supported && !supported.log1p && o.log1p) {
-      d.error(join(path, 'log1p'), `is set, but the Dynamo ${release!.line}.x planner has no --load-predictor-log1p; leave it out or use a later release`, 'value-range');
+      d.error(join(path, 'log1p'), `is set, but the Dynamo ${release!.line}.x planner has no --load-predictor-log1p; leave it out or use a later release`, 'unsupported-on-release');
     }
     if (this.kind === 'arima') {
       checkKnownKeys(d, path, o, ARIMA_KEYS);
@@ -104,31 +104,35 @@ export class LoadPredictor {
     }
   }
 
-  /**
-   * The planner settings of this predictor, as `[flag, DGDR planner key, value]`
-   * (`true` for a flag without a value).
-   */
-  private settings(release: DynamoRelease): [string, string, string | number | true][] {
+  /** The planner flags of this predictor, as `[flag, value]` (`true` for a flag without a value). */
+  private settings(release: DynamoRelease): [string, string | number | true][] {
     const o = this.options;
-    // guide 1 section 13 writes these keys without the `planner` prefix; the profiler passes both forms on
-    const out: [string, string, string | number | true][] = [['--load-predictor', 'loadPredictor', this.kind]];
-    if (o.log1p) out.push(['--load-predictor-log1p', 'loadPredictorLog1p', true]);
+    const out: [string, string | number | true][] = [['--load-predictor', this.kind]];
+    if (o.log1p) out.push(['--load-predictor-log1p', true]);
     if (this.kind === 'kalman') {
-      out.push(['--kalman-q-level', 'kalmanQLevel', o.qLevel!], ['--kalman-q-trend', 'kalmanQTrend', o.qTrend!], ['--kalman-r', 'kalmanR', o.r!]);
-      if (o.minPoints !== undefined) out.push(['--kalman-min-points', 'kalmanMinPoints', o.minPoints]);
+      out.push(['--kalman-q-level', o.qLevel!], ['--kalman-q-trend', o.qTrend!], ['--kalman-r', o.r!]);
+      if (o.minPoints !== undefined) out.push(['--kalman-min-points', o.minPoints]);
     }
-    const window = release.planner.loadPredictors.windowSize;
-    if (this.kind === 'prophet') out.push([window.flag, window.key, o.windowSize!]);
+    if (this.kind === 'prophet') out.push([release.planner.loadPredictors.windowSizeFlag, o.windowSize!]);
     return out;
   }
 
-  /** Keys of the DGDR `profilingConfig.config.planner` section. @internal */
-  public _configKeys(release: DynamoRelease): Record<string, string | number | boolean> {
-    return Object.fromEntries(this.settings(release).map(([, key, value]) => [key, value]));
+  /**
+   * The same settings as config keys: camelCase for a v1alpha1 request's `planner`
+   * section (guide 1 section 13 writes them without the `planner` prefix, which the
+   * profiler accepts), snake_case for a 1.x PlannerConfig. @internal
+   */
+  public _configKeys(release: DynamoRelease, style: 'camelCase' | 'snake_case' = 'camelCase'): Record<string, string | number | boolean> {
+    return Object.fromEntries(
+      this.settings(release).map(([flag, value]) => {
+        const snake = flag.replace(/^--/, '').replace(/-/g, '_');
+        return [style === 'snake_case' ? snake : snake.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()), value];
+      }),
+    );
   }
 
   /** Planner command-line flags. @internal */
   public _flags(release: DynamoRelease): string[] {
-    return this.settings(release).map(([flag, , value]) => (value === true ? flag : `${flag}=${value}`));
+    return this.settings(release).map(([flag, value]) => (value === true ? flag : `${flag}=${value}`));
   }
 }

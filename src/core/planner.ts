@@ -4,7 +4,8 @@ import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
 import { Diagnostics, show } from './errors';
 import { LoadPredictor } from './load-predictor';
 import { DgdService, imagePullSecrets, serviceEnv } from './service';
-import { prune } from './util';
+import { KubeObject } from './k8s';
+import { prune, toKubeName } from './util';
 import { DynamoRelease } from './versions';
 
 /** Something that knows where Prometheus answers queries, such as a `PrometheusStack`. */
@@ -16,6 +17,7 @@ export interface IPrometheusEndpoint {
 /** The ConfigMap of profiling results the profiler writes and the planner reads. */
 export const DEFAULT_PROFILE_RESULTS_CONFIG_MAP = 'planner-profile-data';
 const PROFILE_RESULTS_VOLUME = 'planner-profile-data';
+const PLANNER_CONFIG_VOLUME = 'planner-config';
 
 /** The SLA planner: scales prefill and decode workers to meet TTFT and ITL targets (guide 1). */
 export interface PlannerOptions {
@@ -181,26 +183,75 @@ export function plannerFlags(ctx: GraphContext, o: PlannerOptions): string[] {
   return flags;
 }
 
-/** The planner service of a graph. */
-export function renderPlanner(ctx: GraphContext, o: PlannerOptions): DgdService {
+/**
+ * The planner's settings as a Dynamo 1.x PlannerConfig document (snake_case,
+ * `dynamo/planner/config/planner_config.py`): SLA-driven scaling of a
+ * disaggregated graph, with what the options set. `fixed` are the keys the
+ * caller decides (a graph's backend and profiling results, a request's nothing).
+ */
+export function plannerConfig(o: PlannerOptions, release: DynamoRelease, fixed: Record<string, unknown> = {}): Record<string, unknown> {
+  return prune({
+    ...fixed,
+    optimization_target: 'sla',
+    ttft_ms: o.ttftMs,
+    itl_ms: o.itlMs,
+    throughput_adjustment_interval_seconds: o.adjustmentIntervalSeconds,
+    max_gpu_budget: o.maxGpuBudget,
+    min_endpoint: o.minEndpoint,
+    ...o.loadPredictor?._configKeys(release, 'snake_case'),
+    metric_pulling_prometheus_endpoint: o.prometheusEndpoint !== undefined ? prometheusUrl(o.prometheusEndpoint) : undefined,
+  });
+}
+
+/** The planner service of a graph, and (Dynamo 1.x) the ConfigMap of its PlannerConfig. */
+export function renderPlanner(ctx: GraphContext, serviceName: string, o: PlannerOptions): { service: DgdService; configMap?: KubeObject } {
   const p = ctx.release.planner;
-  return prune<DgdService>({
+  const config = p.config;
+  const configMapName = config ? toKubeName(ctx.name, serviceName, 'config') : undefined;
+  const configMap: KubeObject | undefined = config
+    ? {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: prune({ name: configMapName!, namespace: ctx.namespace }),
+      data: {
+        [config.file]: JSON.stringify(
+          plannerConfig(o, ctx.release, { environment: 'kubernetes', backend: ctx.backend.name, mode: 'disagg', profile_results_dir: p.profileResultsDir }),
+          null,
+          2,
+        ),
+      },
+    }
+    : undefined;
+  const service = prune<DgdService>({
     componentType: 'planner',
     replicas: 1,
     // the planner loads no model: no cache mount, no HF_HOME
     envs: serviceEnv(ctx, o.podInfoEnv, [{ name: p.metricsPortEnv, value: String(p.metricsPort) }], o.env, false),
     extraPodSpec: {
       imagePullSecrets: imagePullSecrets(ctx),
-      volumes: [{ name: PROFILE_RESULTS_VOLUME, configMap: { name: o.profileResultsConfigMap ?? DEFAULT_PROFILE_RESULTS_CONFIG_MAP } }],
+      volumes: [
+        { name: PROFILE_RESULTS_VOLUME, configMap: { name: o.profileResultsConfigMap ?? DEFAULT_PROFILE_RESULTS_CONFIG_MAP } },
+        ...(config ? [{ name: PLANNER_CONFIG_VOLUME, configMap: { name: configMapName } }] : []),
+      ],
       mainContainer: {
-        image: o.image ?? ctx.image,
+        image: o.image ?? plannerImage(ctx),
         imagePullPolicy: ctx.imagePullPolicy,
         workingDir: p.workingDir,
         command: [...p.command],
-        args: plannerFlags(ctx, o),
+        args: config ? ['--config', `${config.dir}/${config.file}`] : plannerFlags(ctx, o),
         ports: [{ name: 'metrics', containerPort: p.metricsPort, protocol: 'TCP' }],
-        volumeMounts: [{ name: PROFILE_RESULTS_VOLUME, mountPath: p.profileResultsDir, readOnly: true }],
+        volumeMounts: [
+          { name: PROFILE_RESULTS_VOLUME, mountPath: p.profileResultsDir, readOnly: true },
+          ...(config ? [{ name: PLANNER_CONFIG_VOLUME, mountPath: config.dir, readOnly: true }] : []),
+        ],
       },
     },
   });
+  return { service, configMap };
+}
+
+/** The planner's image: the release's planner image, or (0.8/0.9) the graph's runtime image. */
+function plannerImage(ctx: GraphContext): string {
+  const image = ctx.release.planner.image;
+  return image !== undefined ? `${ctx.release.registry}/${image}:${ctx.dynamoVersion}` : ctx.image;
 }

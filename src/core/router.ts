@@ -1,5 +1,6 @@
 import { checkBoolean, checkInteger, checkKnownKeys, checkNumber, join, optionKeys } from './checks';
 import { Diagnostics, show } from './errors';
+import { DynamoRelease } from './versions';
 
 /** How the frontend picks a worker for each request. */
 export type RouterMode = 'kv' | 'round-robin' | 'random';
@@ -108,10 +109,23 @@ export class Router {
     return this.mode === 'kv' && this.options.kvEvents !== false;
   }
 
-  /** @internal */
-  public _validate(d: Diagnostics, path: string): void {
+  /** Checks the options, and that the frontend of `release` has a flag for each one set. @internal */
+  public _validate(d: Diagnostics, path: string, release?: DynamoRelease): void {
     if (this.mode !== 'kv') return;
     const o = this.options;
+    if (release) {
+      const flags = release.router.flags as unknown as Record<string, string | undefined>;
+      for (const key of KV_ROUTER_KEYS) {
+        if ((o as Record<string, unknown>)[key] === undefined || key === 'kvEvents') continue;
+        if (flags[key] === undefined) {
+          d.error(join(path, key), `has no flag in the Dynamo ${release.line}.x frontend (it was removed in 1.0); leave it out`, 'unsupported-on-release');
+        }
+        const replacement = (release.router.deprecated as Record<string, string | undefined>)[key];
+        if (replacement !== undefined) {
+          d.warn(join(path, key), `renders ${flags[key]}, which Dynamo ${release.line}.x deprecates for removal in the next release; its replacement is ${replacement}`, 'deprecated');
+        }
+      }
+    }
     checkKnownKeys(d, path, o, KV_ROUTER_KEYS);
     checkNumber(d, join(path, 'overlapScoreWeight'), o.overlapScoreWeight, { min: 0 });
     checkNumber(d, join(path, 'temperature'), o.temperature, { min: 0 });
@@ -141,24 +155,26 @@ export class Router {
    * when the router options do not set one.
    * @internal
    */
-  public _frontendArgs(blockSize: number | undefined): string[] {
+  public _frontendArgs(blockSize: number | undefined, release: DynamoRelease): string[] {
+    const f = release.router.flags;
     if (this.mode === 'round-robin') return [];
-    if (this.mode === 'random') return ['--router-mode', 'random'];
+    if (this.mode === 'random') return [f.mode, 'random'];
     const o = this.options;
-    const args = ['--router-mode', 'kv'];
-    const flag = (name: string, value: number | undefined) => {
-      if (value !== undefined) args.push(name, String(value));
+    const args = [f.mode, 'kv'];
+    const flag = (name: string | undefined, value: number | undefined) => {
+      // (an option the release has no flag for is refused by _validate)
+      if (name !== undefined && value !== undefined) args.push(name, String(value));
     };
-    flag('--kv-overlap-score-weight', o.overlapScoreWeight);
-    flag('--router-temperature', o.temperature);
-    flag('--kv-cache-block-size', o.blockSize ?? blockSize);
-    if (o.kvEvents === false) args.push('--no-kv-events');
-    flag('--router-ttl', o.ttlSeconds);
-    flag('--router-max-tree-size', o.maxTreeSize);
-    flag('--router-prune-target-ratio', o.pruneTargetRatio);
-    flag('--active-decode-blocks-threshold', o.activeDecodeBlocksThreshold);
-    flag('--active-prefill-tokens-threshold', o.activePrefillTokensThreshold);
-    if (o.replicaSync) args.push('--router-replica-sync');
+    flag(f.overlapScoreWeight, o.overlapScoreWeight);
+    flag(f.temperature, o.temperature);
+    flag(f.blockSize, o.blockSize ?? blockSize);
+    if (o.kvEvents === false) args.push(f.noKvEvents);
+    flag(f.ttlSeconds, o.ttlSeconds);
+    flag(f.maxTreeSize, o.maxTreeSize);
+    flag(f.pruneTargetRatio, o.pruneTargetRatio);
+    flag(f.activeDecodeBlocksThreshold, o.activeDecodeBlocksThreshold);
+    flag(f.activePrefillTokensThreshold, o.activePrefillTokensThreshold);
+    if (o.replicaSync) args.push(f.replicaSync);
     return args;
   }
 }

@@ -5,7 +5,10 @@ import { Diagnostics, show } from './errors';
 import { ComputeResources, EnvVar } from './k8s';
 import { modelCacheEnv } from './model-cache';
 
-/** One entry of a DynamoGraphDeployment's `spec.services` (the fields the library writes). */
+/**
+ * One service of the library's normalized graph: the v1alpha1 `spec.services` entry (the
+ * fields the library writes), from which every API version is written (dgd-v1beta1.ts).
+ */
 export interface DgdService {
   envFromSecret?: string;
   componentType: 'frontend' | 'worker' | 'planner';
@@ -20,6 +23,11 @@ export interface DgdService {
   volumeMounts?: { name: string; mountPoint: string }[];
   envs?: EnvVar[];
   extraPodSpec?: Record<string, unknown> & { mainContainer?: Record<string, unknown> };
+  /**
+   * A planner owns the replica count. Normalized only: v1beta1 writes it as
+   * `scalingAdapter: {}`; the 0.8/0.9 writer leaves it out, as it leaves out `replicas`.
+   */
+  scalingAdapter?: boolean;
 }
 
 /** A rendered component: its service entry and any objects it needs beside the graph. */

@@ -7,6 +7,7 @@ import {
   checkInteger,
   checkKnownKeys,
   checkNumber,
+  checkOneOf,
   checkString,
   checkNameRef,
   checkObject,
@@ -19,11 +20,12 @@ import { dedupe, Diagnostics, show, ValidationWarning } from './errors';
 import { IModelCache } from './graph';
 import { ComputeResources, KubeObject, NameRef, nameOf } from './k8s';
 import { checkObservability, ObservabilityOptions, ObservedGraph, renderObservability } from './observability';
-import { checkPlannerOptions, PlannerOptions } from './planner';
+import { checkPlannerOptions, PlannerOptions, plannerConfig } from './planner';
 import { checkRequestManifest, Finding, reportDraftFindings, reportFindings } from './rules';
 import { checkResources, renderResources } from './service';
-import { prune } from './util';
-import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
+import { deepMerge, prune } from './util';
+import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf, runtimeVersionOf } from './versions';
+import { at } from './rules/graph-model';
 import { checkTolerations, Toleration } from './worker';
 
 /** The service level a deployment is sized for. */
@@ -80,17 +82,43 @@ export interface DeploymentOverrides {
 
 const OVERRIDE_KEYS = optionKeys<DeploymentOverrides>()('name', 'namespace', 'labels', 'annotations', 'workersImage');
 
-/** The GPU search space of profiling. */
+/** The GPUs profiling searches over (Dynamo 0.8/0.9), or describes (Dynamo 1.x; discovered when left out). */
 export interface ProfilingHardware {
-  /** Fewest GPUs per engine to try. @default - the profiler's choice */
+  /** 0.8/0.9: fewest GPUs per engine to try. @default - the profiler's choice */
   readonly minGpusPerEngine?: number;
-  /** Most GPUs per engine to try. @default - the profiler's choice */
+  /** 0.8/0.9: most GPUs per engine to try. @default - the profiler's choice */
   readonly maxGpusPerEngine?: number;
-  /** GPUs per node. @default - the profiler's choice */
+  /** GPUs per node. @default - the profiler's choice (0.8/0.9), discovered (1.x) */
   readonly gpusPerNode?: number;
+  /** 1.x: the GPU type to target, e.g. `h200_sxm` (selects the nodes and the performance model). @default - discovered */
+  readonly gpuSku?: string;
+  /** 1.x: VRAM per GPU in MiB. @default - discovered */
+  readonly vramMb?: number;
+  /** 1.x: the GPU budget for profiling and deployment. @default - the GPUs discovered, at most 32 */
+  readonly totalGpus?: number;
+  /** 1.x: the GPU interconnect within a node, e.g. `nvlink` or `pcie`. @default - discovered where possible */
+  readonly interconnect?: string;
+  /** 1.x: whether the cluster has RDMA networking for KV transfer. @default - discovered where possible */
+  readonly rdma?: boolean;
 }
 
-const HARDWARE_KEYS = optionKeys<ProfilingHardware>()('minGpusPerEngine', 'maxGpusPerEngine', 'gpusPerNode');
+const HARDWARE_KEYS = optionKeys<ProfilingHardware>()('minGpusPerEngine', 'maxGpusPerEngine', 'gpusPerNode', 'gpuSku', 'vramMb', 'totalGpus', 'interconnect', 'rdma');
+
+/** The workload of a Dynamo 1.x request, beyond `sla.isl` and `sla.osl`. */
+export interface ProfilingWorkload {
+  /** Target concurrency; excludes `requestRate`. @default - neither: maximum throughput, or the planner's choice */
+  readonly concurrency?: number;
+  /** Target request rate (requests per second); excludes `concurrency`. @default - neither */
+  readonly requestRate?: number;
+}
+
+const WORKLOAD_KEYS = optionKeys<ProfilingWorkload>()('concurrency', 'requestRate');
+
+/** GPU types the Dynamo 1.6.1 request takes (`dgdr_v1beta1_types.py` GPUSKUType). */
+export const GPU_SKUS: readonly string[] = [
+  'vr_nvl72', 'gb200', 'gb200_sxm', 'gb10', 'b300_sxm', 'b200_sxm', 'h200_sxm', 'h100_sxm', 'h100_pcie',
+  'a100_sxm', 'a100_pcie', 'a30', 'l40s', 'l40', 'l4', 'v100_sxm', 'v100_pcie', 't4', 'mi200', 'mi300',
+];
 
 /** A reference to a ConfigMap key holding the base DynamoGraphDeployment the profiler starts from. */
 export interface BaseConfigRef {
@@ -166,6 +194,26 @@ export interface SlaPlannedDeploymentOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** Annotations of the request object. @default - none */
   readonly annotations?: Readonly<Record<string, string>>;
+  /** 1.x: `rapid` (a fast sweep with the built-in AISimulate model) or `thorough`. @default 'rapid' (the operator's) */
+  readonly searchStrategy?: 'rapid' | 'thorough';
+  /** 1.x: the request rate or concurrency to size for. @default - neither */
+  readonly workload?: ProfilingWorkload;
+  /** 1.x: KV-cache-aware routing in the generated graph (`features.kvRouter`). @default false */
+  readonly kvRouter?: boolean;
+  /** 1.x: let the engines run the model repository's own code (`overrides.trustRemoteCode`). @default false */
+  readonly trustRemoteCode?: boolean;
+  /**
+   * 1.x: a batch/v1 JobSpec fragment merged into the profiling Job (`overrides.profilingJob`);
+   * `resources` and `tolerations` are merged into it.
+   * @default - none
+   */
+  readonly profilingJob?: Readonly<Record<string, unknown>>;
+  /**
+   * 1.x: a v1beta1 DynamoGraphDeployment `spec` fragment merged into the generated graph
+   * (`overrides.dgd`); it may only touch components the profiler generates (Frontend, Planner, prefill, decode).
+   * @default - none
+   */
+  readonly graphOverride?: Readonly<Record<string, unknown>>;
   /**
    * Dashboards, SLA alerts and PodMonitors for the generated graph; thresholds come from `sla`.
    * @default - none
@@ -194,7 +242,56 @@ const SLA_PLANNED_KEYS = optionKeys<SlaPlannedDeploymentOptions>()(
   'labels',
   'annotations',
   'observability',
+  'searchStrategy',
+  'workload',
+  'kvRouter',
+  'trustRemoteCode',
+  'profilingJob',
+  'graphOverride',
 );
+
+/**
+ * Options of one request API only (the v1beta1 request is a redesign), with
+ * what takes their place in the other: setting one for the other API is an error
+ * that says so.
+ */
+const REQUEST_ONLY: Record<DynamoRelease['apiVersion'], Record<string, string>> = {
+  // options of the 0.8/0.9 request, and their 1.x replacements
+  'nvidia.com/v1alpha1': {
+    'aiConfigurator': "searchStrategy: 'rapid' (1.x profiles with its built-in AISimulate model; hardware.gpuSku selects the system)",
+    'enableGpuDiscovery': 'leaving hardware out (1.x discovers it from the nodes)',
+    'configMapRef': 'graphOverride (1.x merges it into the generated graph)',
+    'outputPvc': 'profilingJob (mount a volume in the profiling Job)',
+    'deploymentOverrides.namespace': "nothing: the 1.x graph is created in the request's namespace",
+    'deploymentOverrides.workersImage': 'profilerImage (1.x derives the worker images from it)',
+    'hardware.minGpusPerEngine': 'hardware.totalGpus (the 1.x budget the profiler searches within)',
+    'hardware.maxGpusPerEngine': 'hardware.totalGpus (the 1.x budget the profiler searches within)',
+  },
+  // options of the 1.x request, and what the 0.8/0.9 one has instead
+  'nvidia.com/v1beta1': {
+    'searchStrategy': 'aiConfigurator (offline) or online profiling',
+    'workload': 'sla.isl and sla.osl only',
+    'kvRouter': 'nothing in the request: patch the generated graph',
+    'trustRemoteCode': 'nothing in the request: patch the generated graph',
+    'profilingJob': 'resources, tolerations and outputPvc',
+    'graphOverride': 'configMapRef (a base graph) and deploymentOverrides',
+    'hardware.gpuSku': 'aiConfigurator.system',
+    'hardware.vramMb': 'nothing: the 0.8/0.9 profiler measures it',
+    'hardware.totalGpus': 'hardware.minGpusPerEngine and hardware.maxGpusPerEngine',
+    'hardware.interconnect': 'nothing: the 0.8/0.9 profiler does not model it',
+    'hardware.rdma': 'nothing: the 0.8/0.9 profiler does not model it',
+  },
+};
+
+function checkRequestApi(d: Diagnostics, o: SlaPlannedDeploymentOptions, release: DynamoRelease): void {
+  for (const [api, options] of Object.entries(REQUEST_ONLY)) {
+    if (api === release.apiVersion) continue;
+    for (const [path, instead] of Object.entries(options)) {
+      if (at(o, path) === undefined) continue;
+      d.error(path, `is not part of the Dynamo ${release.line}.x request (${release.apiVersion}); use ${instead}`, 'unsupported-on-release');
+    }
+  }
+}
 
 /** Planner options a request cannot carry, and why. */
 const PLANNER_NOT_IN_REQUEST: Partial<Record<keyof PlannerOptions, string>> = {
@@ -240,6 +337,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
   const version = dynamoVersionOf(o);
   const release = lookupRelease(d, 'dynamoVersion', version);
   if (backendOk) o.backend._validate(d, 'backend', release, version);
+  if (release) checkRequestApi(d, o, release);
   checkSla(d, 'sla', o.sla);
   checkString(d, 'profilerImage', o.profilerImage);
 
@@ -249,7 +347,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
     } else {
       checkKnownKeys(d, 'aiConfigurator', o.aiConfigurator, AIC_KEYS);
       checkString(d, 'aiConfigurator.hfId', o.aiConfigurator.hfId);
-      if (backendOk && release) {
+      if (backendOk && release && release.apiVersion === 'nvidia.com/v1alpha1') {
         checkAiConfiguratorSupport(d, 'aiConfigurator', release.line, o.backend.name, o.aiConfigurator.system, o.aiConfigurator.backendVersion);
       }
     }
@@ -284,12 +382,17 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
     }
   }
 
-  const hw = checkObject(d, 'hardware', o.hardware, 'an object { minGpusPerEngine?, maxGpusPerEngine?, gpusPerNode? }') ? (o.hardware as ProfilingHardware) : undefined;
+  const hw = checkObject(d, 'hardware', o.hardware, 'an object { gpuSku?, totalGpus?, gpusPerNode?, ... }') ? (o.hardware as ProfilingHardware) : undefined;
   if (hw !== undefined) {
     checkKnownKeys(d, 'hardware', hw, HARDWARE_KEYS);
     const minOk = checkInteger(d, 'hardware.minGpusPerEngine', hw.minGpusPerEngine, 1);
     const maxOk = checkInteger(d, 'hardware.maxGpusPerEngine', hw.maxGpusPerEngine, 1);
     checkInteger(d, 'hardware.gpusPerNode', hw.gpusPerNode, 1);
+    checkOneOf(d, 'hardware.gpuSku', hw.gpuSku, GPU_SKUS);
+    checkNumber(d, 'hardware.vramMb', hw.vramMb, { min: 0, exclusiveMin: true });
+    checkInteger(d, 'hardware.totalGpus', hw.totalGpus, 1);
+    checkString(d, 'hardware.interconnect', hw.interconnect);
+    checkBoolean(d, 'hardware.rdma', hw.rdma);
     if (minOk && maxOk && hw.minGpusPerEngine !== undefined && hw.maxGpusPerEngine !== undefined && hw.minGpusPerEngine > hw.maxGpusPerEngine) {
       d.error('hardware.maxGpusPerEngine', `is ${hw.maxGpusPerEngine}, below minGpusPerEngine ${hw.minGpusPerEngine}`, 'value-range');
     }
@@ -313,6 +416,20 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
   }
   checkResources(d, 'resources', o.resources);
   checkTolerations(d, 'tolerations', o.tolerations);
+  checkOneOf(d, 'searchStrategy', o.searchStrategy, ['rapid', 'thorough']);
+  if (checkObject(d, 'workload', o.workload, 'an object { concurrency?, requestRate? }')) {
+    const w = o.workload as ProfilingWorkload;
+    checkKnownKeys(d, 'workload', w, WORKLOAD_KEYS);
+    checkNumber(d, 'workload.concurrency', w.concurrency, { min: 0, exclusiveMin: true });
+    checkNumber(d, 'workload.requestRate', w.requestRate, { min: 0, exclusiveMin: true });
+    if (w.concurrency !== undefined && w.requestRate !== undefined) {
+      d.error('workload.requestRate', 'is set, and so is concurrency; the profiler sizes for one of them', 'option-conflict');
+    }
+  }
+  checkBoolean(d, 'kvRouter', o.kvRouter);
+  checkBoolean(d, 'trustRemoteCode', o.trustRemoteCode);
+  checkObject(d, 'profilingJob', o.profilingJob, 'a batch/v1 JobSpec fragment');
+  checkObject(d, 'graphOverride', o.graphOverride, 'a DynamoGraphDeployment spec fragment');
   checkStringMap(d, 'labels', o.labels);
   checkStringMap(d, 'annotations', o.annotations);
   if (isPlainObject(o.sla)) checkObservability(d, 'observability', o.observability, { ttftMs: o.sla.ttftMs, itlMs: o.sla.itlMs });
@@ -377,6 +494,70 @@ export function renderSlaPlanned(
 function buildRequest(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions): KubeObject {
   const version = dynamoVersionOf(o);
   const release = releaseOf(version);
+  return release.apiVersion === 'nvidia.com/v1beta1' ? buildRequestV1beta1(name, namespace, o, release, version) : buildRequestV1alpha1(name, namespace, o, release, version);
+}
+
+/** The profiling Job's pod: the profiler container's resources and the pod's tolerations, over `profilingJob`. */
+function profilingJob(o: SlaPlannedDeploymentOptions): Record<string, unknown> | undefined {
+  const resources = renderResources(o.resources);
+  const pod = prune({
+    // the operator names the profiling container `profiler`
+    containers: Object.keys(resources.requests).length + Object.keys(resources.limits).length > 0 ? [{ name: 'profiler', resources: prune(resources) }] : undefined,
+    tolerations: o.tolerations,
+  }) as Record<string, unknown> | undefined;
+  const ours = pod && Object.keys(pod).length > 0 ? { template: { spec: pod } } : undefined;
+  if (!ours && !o.profilingJob) return undefined;
+  return deepMerge({ ...(o.profilingJob ?? {}) }, ours);
+}
+
+/**
+ * The Dynamo 1.x request (`nvidia.com/v1beta1`, `dgdr_v1beta1_types.py`): the
+ * model, the profiler image, the hardware, the workload and the SLA at the top,
+ * the planner as a PlannerConfig under `features`.
+ */
+function buildRequestV1beta1(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions, release: DynamoRelease, version: string): KubeObject {
+  const image = o.profilerImage ?? `${release.registry}/${release.planner.image}:${version}`;
+  const hw = o.hardware;
+  const ov = o.deploymentOverrides;
+  const dgd = ov?.name !== undefined || ov?.labels !== undefined || ov?.annotations !== undefined || o.graphOverride !== undefined
+    ? prune({
+      apiVersion: 'nvidia.com/v1beta1',
+      kind: 'DynamoGraphDeployment',
+      metadata: { name: ov?.name, labels: ov?.labels, annotations: ov?.annotations },
+      spec: o.graphOverride,
+    })
+    : undefined;
+  return prune({
+    apiVersion: release.apiVersion,
+    kind: 'DynamoGraphDeploymentRequest',
+    metadata: { name, namespace, labels: o.labels, annotations: o.annotations },
+    spec: {
+      model: o.model,
+      backend: o.backend.name,
+      image,
+      runtimeVersionOverride: /:\d+\.\d+\.\d+$/.test(image) ? undefined : runtimeVersionOf(version),
+      modelCache: o.modelCache ? { pvcName: o.modelCache.claimName, pvcMountPath: o.modelCache.mountPath } : undefined,
+      hardware: hw
+        ? { gpuSku: hw.gpuSku, vramMb: hw.vramMb, totalGpus: hw.totalGpus, numGpusPerNode: hw.gpusPerNode, interconnect: hw.interconnect, rdma: hw.rdma }
+        : undefined,
+      workload: { isl: o.sla.isl, osl: o.sla.osl, concurrency: o.workload?.concurrency, requestRate: o.workload?.requestRate },
+      sla: { ttft: o.sla.ttftMs, itl: o.sla.itlMs },
+      overrides: { profilingJob: profilingJob(o), trustRemoteCode: o.trustRemoteCode, dgd },
+      features: {
+        // its presence enables the planner; the profiler copies the targets from sla, and leaves the
+        // backend at the planner's default (vllm) unless it is named here
+        planner: plannerConfig(o.planner ?? {}, release, { backend: o.backend.name }),
+        kvRouter: o.kvRouter !== undefined ? { enabled: o.kvRouter } : undefined,
+        mocker: o.deployMocker !== undefined ? { enabled: o.deployMocker } : undefined,
+      },
+      searchStrategy: o.searchStrategy,
+      autoApply: o.autoApply,
+    },
+  });
+}
+
+/** The Dynamo 0.8/0.9 request (`nvidia.com/v1alpha1`): everything the profiler reads in `profilingConfig`. */
+function buildRequestV1alpha1(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions, release: DynamoRelease, version: string): KubeObject {
   const runtimeImage = o.backend._image(release, version);
   const ov = o.deploymentOverrides ?? {};
   const resources = renderResources(o.resources);

@@ -32,11 +32,58 @@ export interface EngineRelease {
   readonly blockSizes?: readonly number[];
 }
 
+/** The KV router's frontend flags, by the `Router.kv()` option that sets each; undefined where the release has none. */
+export interface RouterFlags {
+  readonly mode: string;
+  readonly overlapScoreWeight: string;
+  readonly temperature: string;
+  readonly blockSize: string;
+  /** Turns KV events off (`kvEvents: false`). */
+  readonly noKvEvents: string;
+  readonly ttlSeconds: string;
+  readonly maxTreeSize?: string;
+  readonly pruneTargetRatio?: string;
+  readonly activeDecodeBlocksThreshold: string;
+  readonly activePrefillTokensThreshold: string;
+  readonly replicaSync: string;
+}
+
+/** How the release's SLA planner is started and configured. */
+export interface PlannerRelease {
+  readonly command: readonly string[];
+  readonly workingDir: string;
+  /** Where the planner reads the profiling results ConfigMap. */
+  readonly profileResultsDir: string;
+  /** Environment variable that sets the port of the planner's own metrics (0 = off). */
+  readonly metricsPortEnv: string;
+  readonly metricsPort: number;
+  /**
+   * Image name of the planner under the release's registry; undefined: the graph's
+   * runtime image carries the planner.
+   */
+  readonly image?: string;
+  /**
+   * 1.x: the planner takes one PlannerConfig document (`--config <file>`), mounted from
+   * a ConfigMap, instead of flags.
+   */
+  readonly config?: { readonly dir: string; readonly file: string };
+  /** The planner's defaults, which apply when an option is not set. */
+  readonly defaults: { readonly minEndpoint: number; readonly maxGpuBudget: number; readonly adjustmentIntervalSeconds: number };
+  /** The load predictors the planner has, and how it takes their settings. */
+  readonly loadPredictors: {
+    readonly kinds: readonly LoadPredictorKind[];
+    /** Whether it takes `--load-predictor-log1p`. */
+    readonly log1p: boolean;
+    /** The flag of Prophet's history window (0.8 has one window for every predictor). */
+    readonly windowSizeFlag: string;
+  };
+}
+
 export interface DynamoRelease {
   /** Release line, `major.minor`. */
   readonly line: string;
   /** API version of DynamoGraphDeployment and DynamoGraphDeploymentRequest. */
-  readonly apiVersion: string;
+  readonly apiVersion: 'nvidia.com/v1alpha1' | 'nvidia.com/v1beta1';
   /** Registry of the runtime images. */
   readonly registry: string;
   /**
@@ -46,35 +93,42 @@ export interface DynamoRelease {
   readonly images: Readonly<Record<BackendName, { readonly plainCuda: number; readonly variants: Readonly<Record<number, string>> }>>;
   /** Exact image tags the release notes list as broken, with the reason. */
   readonly brokenImages: Readonly<Record<string, string>>;
-  /** How vLLM workers are told their disaggregation role. */
-  readonly vllmRoleFlags: { readonly prefill: readonly string[]; readonly decode: readonly string[] };
   /** The engines of the release's runtime images (`ai-dynamo[vllm|sglang|trtllm]` pins). */
   readonly engines: Readonly<Record<BackendName, EngineRelease>>;
+  /** How `python3 -m dynamo.vllm` is told its role, its KV transfer and its KV events. */
+  readonly vllm: {
+    readonly roleFlags: { readonly prefill: readonly string[]; readonly decode: readonly string[] };
+    /**
+     * The NIXL connector role (`kv_role`) of each disaggregated role, where the release requires
+     * `--kv-transfer-config` (1.x). Undefined: Dynamo's default connector (nixl) transfers KV, and a
+     * connector config replaces it only with `--connector none` next to it (0.8/0.9).
+     */
+    readonly kvTransferRoles?: { readonly prefill: string; readonly decode: string };
+    /**
+     * `default-on`: prefill and aggregated workers publish KV events unless told not to (0.8/0.9);
+     * `opt-in`: only with a `--kv-events-config` that enables them (1.x).
+     */
+    readonly kvEvents: 'default-on' | 'opt-in';
+    /** The `--kv-events-config` of a worker that publishes. */
+    readonly kvEventsConfig: Readonly<Record<string, unknown>>;
+  };
+  /** The flag that makes a TensorRT-LLM worker publish KV events. */
+  readonly trtllmKvEventsFlag: string;
+  /** The frontend's router flags, and the ones the release deprecates with what replaces them. */
+  readonly router: {
+    readonly flags: RouterFlags;
+    readonly deprecated: Readonly<Partial<Record<keyof RouterFlags, string>>>;
+  };
+  /** Metadata annotation selecting Grove's update strategy, where the release reads one (1.6). */
+  readonly updateStrategyAnnotation?: string;
   /** The dynamo-crds and dynamo-platform Helm charts of the release. */
   readonly platform: {
     readonly chartRepo: string;
     /** NATS config reloader image tag to install (the chart's own default is stale); undefined keeps the chart's. */
     readonly natsReloaderTag?: string;
   };
-  /** The SLA planner: entry point, where it reads profiling results, its metrics port and defaults. */
-  readonly planner: {
-    readonly command: readonly string[];
-    readonly workingDir: string;
-    readonly profileResultsDir: string;
-    /** Environment variable that sets the port of the planner's own metrics (0 = off). */
-    readonly metricsPortEnv: string;
-    readonly metricsPort: number;
-    /** The planner's defaults, which apply when an option is not set. */
-    readonly defaults: { readonly minEndpoint: number; readonly maxGpuBudget: number; readonly adjustmentIntervalSeconds: number };
-    /** The load predictors the planner has, and how it takes their settings. */
-    readonly loadPredictors: {
-      readonly kinds: readonly LoadPredictorKind[];
-      /** Whether it takes `--load-predictor-log1p`. */
-      readonly log1p: boolean;
-      /** Flag and DGDR `planner` key of Prophet's history window (0.8 has one window for every predictor). */
-      readonly windowSize: { readonly flag: string; readonly key: string };
-    };
-  };
+  /** The SLA planner. */
+  readonly planner: PlannerRelease;
 }
 
 /** vLLM 0.12-0.14 and SGLang 0.5.6-0.5.8 take the same values. */
@@ -82,42 +136,125 @@ const VLLM_0_12_KV_DTYPES: readonly string[] = ['auto', 'bfloat16', 'fp8', 'fp8_
 const VLLM_0_12_BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128, 256];
 const SGLANG_0_5_6_KV_DTYPES: readonly string[] = ['auto', 'fp8_e5m2', 'fp8_e4m3', 'bf16', 'bfloat16', 'fp4_e2m1'];
 
-const RELEASE_0_8_AND_0_9 = {
+/** vLLM 0.28 (Dynamo 1.5). From 0.26 on, vLLM's parser takes any block size. */
+const VLLM_1_5_KV_DTYPES: readonly string[] = [
+  'auto', 'bfloat16', 'float16', 'fp8', 'fp8_ds_mla', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc', 'fp8_per_token_head', 'int4_per_token_head',
+  'int8_per_token_head', 'nvfp4', 'nvfp4_4over6', 'turboquant_3bit_nc', 'turboquant_4bit_nc', 'turboquant_k3v4_nc', 'turboquant_k8v4',
+];
+/** vLLM 0.26 (Dynamo 1.4): 0.28's list but nvfp4_4over6. */
+const VLLM_1_4_KV_DTYPES = VLLM_1_5_KV_DTYPES.filter((t) => t !== 'nvfp4_4over6');
+/** vLLM 0.31 (Dynamo 1.6): 0.28's list and nvfp4_ds_mla. */
+const VLLM_1_6_KV_DTYPES = [...VLLM_1_5_KV_DTYPES.slice(0, 13), 'nvfp4_ds_mla', ...VLLM_1_5_KV_DTYPES.slice(13)];
+/** SGLang 0.5.16 and 0.5.18 (Dynamo 1.4, 1.5). */
+const SGLANG_1_4_KV_DTYPES: readonly string[] = ['auto', 'fp8_e5m2', 'fp8_e4m3', 'mxfp8', 'bf16', 'bfloat16', 'nvfp4', 'fp4_mx_block16', 'fp4_e2m1'];
+const SGLANG_1_5_KV_DTYPES = SGLANG_1_4_KV_DTYPES;
+/** SGLang 0.5.21 (Dynamo 1.6): fp4_e2m1 is gone. */
+const SGLANG_1_6_KV_DTYPES = SGLANG_1_4_KV_DTYPES.filter((t) => t !== 'fp4_e2m1');
+
+const REGISTRY = 'nvcr.io/nvidia/ai-dynamo';
+const CHART_REPO = 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo';
+
+// frontend/main.py of 0.8.1 and 0.9.0
+const ROUTER_0_X: DynamoRelease['router'] = {
+  flags: {
+    mode: '--router-mode',
+    overlapScoreWeight: '--kv-overlap-score-weight',
+    temperature: '--router-temperature',
+    blockSize: '--kv-cache-block-size',
+    noKvEvents: '--no-kv-events',
+    ttlSeconds: '--router-ttl',
+    maxTreeSize: '--router-max-tree-size',
+    pruneTargetRatio: '--router-prune-target-ratio',
+    activeDecodeBlocksThreshold: '--active-decode-blocks-threshold',
+    activePrefillTokensThreshold: '--active-prefill-tokens-threshold',
+    replicaSync: '--router-replica-sync',
+  },
+  deprecated: {},
+};
+
+// common/configuration/groups/kv_router_args.py of 1.4-1.6: the 0.9 names are gone or hidden, the
+// prediction tree has no size knobs any more, and the overlap weight is the prefill load scale
+const ROUTER_1_X_FLAGS: RouterFlags = {
+  mode: '--router-mode',
+  overlapScoreWeight: '--router-prefill-load-scale',
+  temperature: '--router-temperature',
+  blockSize: '--kv-cache-block-size',
+  noKvEvents: '--no-router-kv-events',
+  ttlSeconds: '--router-ttl-secs',
+  activeDecodeBlocksThreshold: '--active-decode-blocks-threshold',
+  activePrefillTokensThreshold: '--active-prefill-tokens-threshold',
+  replicaSync: '--router-replica-sync',
+};
+
+const PLANNER_0_X = {
+  command: ['python3', '-m', 'planner_sla'],
+  workingDir: '/workspace/components/src/dynamo/planner',
+  profileResultsDir: '/workspace/profiling_results',
+  metricsPortEnv: 'PLANNER_PROMETHEUS_PORT',
+  metricsPort: 9085,
+  defaults: { minEndpoint: 1, maxGpuBudget: 8, adjustmentIntervalSeconds: 180 },
+} as const;
+
+// planner/__main__.py and planner/config/planner_config.py of 1.x; the wiring of profiler/utils/dgd_generation.py
+const PLANNER_1_X: PlannerRelease = {
+  ...PLANNER_0_X,
+  command: ['python3', '-m', 'dynamo.planner'],
+  image: 'dynamo-planner',
+  config: { dir: '/workspace/planner_config', file: 'planner_config.json' },
+  loadPredictors: { kinds: ['constant', 'arima', 'kalman', 'prophet'], log1p: true, windowSizeFlag: '--prophet-window-size' },
+};
+
+const RELEASE_0_X = {
   apiVersion: 'nvidia.com/v1alpha1',
-  registry: 'nvcr.io/nvidia/ai-dynamo',
+  registry: REGISTRY,
   images: {
     vllm: { plainCuda: 12, variants: { 13: '-cuda13' } },
     sglang: { plainCuda: 12, variants: { 13: '-cuda13' } },
     // TensorRT-LLM runtime tags are CUDA 13 from 0.7.0 on; there is no CUDA 12 build.
     trtllm: { plainCuda: 13, variants: {} },
   },
-  vllmRoleFlags: { prefill: ['--is-prefill-worker'], decode: ['--is-decode-worker'] },
-  planner: {
-    command: ['python3', '-m', 'planner_sla'],
-    workingDir: '/workspace/components/src/dynamo/planner',
-    profileResultsDir: '/workspace/profiling_results',
-    metricsPortEnv: 'PLANNER_PROMETHEUS_PORT',
-    metricsPort: 9085,
-    defaults: { minEndpoint: 1, maxGpuBudget: 8, adjustmentIntervalSeconds: 180 },
+  vllm: {
+    roleFlags: { prefill: ['--is-prefill-worker'], decode: ['--is-decode-worker'] },
+    kvEvents: 'default-on',
+    kvEventsConfig: { enable_kv_cache_events: true, endpoint: 'tcp://*:5557' },
   },
+  trtllmKvEventsFlag: '--publish-events-and-metrics',
+  router: ROUTER_0_X,
 } as const;
 
-// planner_argparse.py and load_predictor.py of each release (ai-dynamo wheels)
-const PLANNER_0_8 = {
-  ...RELEASE_0_8_AND_0_9.planner,
-  loadPredictors: { kinds: ['constant', 'arima', 'prophet'], log1p: false, windowSize: { flag: '--load-prediction-window-size', key: 'loadPredictionWindowSize' } },
-} as const;
-const PLANNER_0_9 = {
-  ...RELEASE_0_8_AND_0_9.planner,
-  loadPredictors: { kinds: ['constant', 'arima', 'kalman', 'prophet'], log1p: true, windowSize: { flag: '--prophet-window-size', key: 'prophetWindowSize' } },
+const RELEASE_1_X = {
+  apiVersion: 'nvidia.com/v1beta1',
+  registry: REGISTRY,
+  // runtime images are CUDA 13 only from 1.3.0 on
+  images: {
+    vllm: { plainCuda: 13, variants: {} },
+    sglang: { plainCuda: 13, variants: {} },
+    trtllm: { plainCuda: 13, variants: {} },
+  },
+  brokenImages: {},
+  vllm: {
+    // --is-prefill-worker / --is-decode-worker were removed in 1.4.0
+    roleFlags: { prefill: ['--disaggregation-mode', 'prefill'], decode: ['--disaggregation-mode', 'decode'] },
+    // the roles Dynamo's own profiler gives them (profiler/utils/config_modifiers/vllm.py)
+    kvTransferRoles: { prefill: 'kv_producer', decode: 'kv_consumer' },
+    kvEvents: 'opt-in',
+    kvEventsConfig: { publisher: 'zmq', topic: 'kv-events', endpoint: 'tcp://*:5557', enable_kv_cache_events: true },
+  },
+  trtllmKvEventsFlag: '--publish-kv-events',
+  platform: { chartRepo: CHART_REPO },
+  planner: PLANNER_1_X,
 } as const;
 
 export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
   '0.8': {
     line: '0.8',
-    ...RELEASE_0_8_AND_0_9,
-    planner: PLANNER_0_8,
-    platform: { chartRepo: 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo' },
+    ...RELEASE_0_X,
+    // planner_argparse.py and load_predictor.py of 0.8.1: no Kalman, no log1p, one window size
+    planner: {
+      ...PLANNER_0_X,
+      loadPredictors: { kinds: ['constant', 'arima', 'prophet'], log1p: false, windowSizeFlag: '--load-prediction-window-size' },
+    },
+    platform: { chartRepo: CHART_REPO },
     engines: {
       vllm: { version: '0.12.0', kvCacheDtypes: VLLM_0_12_KV_DTYPES, blockSizes: VLLM_0_12_BLOCK_SIZES },
       sglang: { version: '0.5.6.post2', kvCacheDtypes: SGLANG_0_5_6_KV_DTYPES },
@@ -129,16 +266,58 @@ export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
   },
   '0.9': {
     line: '0.9',
-    ...RELEASE_0_8_AND_0_9,
-    planner: PLANNER_0_9,
+    ...RELEASE_0_X,
+    planner: {
+      ...PLANNER_0_X,
+      loadPredictors: { kinds: ['constant', 'arima', 'kalman', 'prophet'], log1p: true, windowSizeFlag: '--prophet-window-size' },
+    },
     // guide 1 step 5 installs the 0.9.0 platform with reloader 0.22.3
-    platform: { chartRepo: 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', natsReloaderTag: '0.22.3' },
+    platform: { chartRepo: CHART_REPO, natsReloaderTag: '0.22.3' },
     engines: {
       vllm: { version: '0.14.1', kvCacheDtypes: VLLM_0_12_KV_DTYPES, blockSizes: VLLM_0_12_BLOCK_SIZES },
       sglang: { version: '0.5.8', kvCacheDtypes: SGLANG_0_5_6_KV_DTYPES },
       trtllm: { version: '1.3.0rc1' },
     },
     brokenImages: {},
+  },
+  '1.4': {
+    line: '1.4',
+    ...RELEASE_1_X,
+    router: { flags: ROUTER_1_X_FLAGS, deprecated: {} },
+    engines: {
+      vllm: { version: '0.26.0', kvCacheDtypes: VLLM_1_4_KV_DTYPES },
+      sglang: { version: '0.5.16', kvCacheDtypes: SGLANG_1_4_KV_DTYPES },
+      trtllm: { version: '1.3.0rc22' },
+    },
+  },
+  '1.5': {
+    line: '1.5',
+    ...RELEASE_1_X,
+    router: { flags: ROUTER_1_X_FLAGS, deprecated: {} },
+    engines: {
+      vllm: { version: '0.28.0', kvCacheDtypes: VLLM_1_5_KV_DTYPES },
+      sglang: { version: '0.5.18', kvCacheDtypes: SGLANG_1_5_KV_DTYPES },
+      trtllm: { version: '1.3.0rc25' },
+    },
+  },
+  '1.6': {
+    line: '1.6',
+    ...RELEASE_1_X,
+    router: {
+      flags: ROUTER_1_X_FLAGS,
+      // each warns "deprecated and will be removed in v1.7" when parsed
+      deprecated: {
+        overlapScoreWeight: 'prefill_load_scale in the default policy parameters of --router-policy-config',
+        temperature: 'router_temperature in the default policy parameters of --router-policy-config',
+      },
+    },
+    // the 1.6.0 operator reads it; its default is disputed between the release notes and the API docs
+    updateStrategyAnnotation: 'nvidia.com/grove-update-strategy',
+    engines: {
+      vllm: { version: '0.31.0', kvCacheDtypes: VLLM_1_6_KV_DTYPES },
+      sglang: { version: '0.5.21', kvCacheDtypes: SGLANG_1_6_KV_DTYPES },
+      trtllm: { version: '1.3.0rc29' },
+    },
   },
 };
 
@@ -185,6 +364,11 @@ export function kvCacheDtypeProblem(release: DynamoRelease, backend: BackendName
   const engine = release.engines[backend];
   if (!engine.kvCacheDtypes || engine.kvCacheDtypes.includes(dtype)) return undefined;
   return `${backend} ${engine.version} (Dynamo ${release.line}.x) takes ${engine.kvCacheDtypes.map((t) => JSON.stringify(t)).join(', ')}`;
+}
+
+/** The `X.Y.Z` of a Dynamo version (`0.9.0.post1` -> `0.9.0`), as `runtimeVersionOverride` takes it. */
+export function runtimeVersionOf(version: string): string {
+  return version.split('.').slice(0, 3).join('.');
 }
 
 /** The release of `version`; throws if unsupported (validate first). */

@@ -214,7 +214,7 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
     o.extraArgs.forEach((a, i) => {
       if (a.trim() === '') d.error(join(join(path, 'extraArgs'), i), 'is an empty argument', 'value-format');
     });
-    const problem = backend?._renderer.extraArgsProblem(o.extraArgs);
+    const problem = backend && release ? backend._renderer.extraArgsProblem(o.extraArgs, release) : undefined;
     if (problem) d.error(join(path, 'extraArgs'), problem, 'option-conflict');
     if (backend) checkOwnedFlags(d, path, backend._renderer.ownedFlags, o.extraArgs);
   }
@@ -342,6 +342,8 @@ export function renderWorker(ctx: GraphContext, serviceName: string, role: Worke
     subComponentType: role === 'aggregated' ? undefined : role,
     // a planner owns the replica counts: rendering one would reset its scaling on every apply
     replicas: o.replicas ?? (ctx.planned ? undefined : 1),
+    // (through the scaling adapter the operator creates; 1.x opts in per component)
+    scalingAdapter: ctx.planned && role !== 'aggregated' ? true : undefined,
     resources: { requests: resources.requests, limits: { gpu: String(shape.gpusPerPod), ...resources.limits } },
     sharedMemory: o.sharedMemory === false ? { disabled: true } : { size: o.sharedMemory ?? r.sharedMemory },
     multinode: shape.nodeCount !== undefined ? { nodeCount: shape.nodeCount } : undefined,

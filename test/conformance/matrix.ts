@@ -40,7 +40,10 @@ export function examples(): Rendered[] {
 
 const BACKENDS: Record<BackendName, () => Backend> = { vllm: () => Backend.vllm(), sglang: () => Backend.sglang(), trtllm: () => Backend.trtllm() };
 
-function routers(): [string, Router, number][] {
+/** Router setups with every option the release's frontend has a flag for. */
+function routers(version: string): [string, Router, number][] {
+  const flags = releaseOf(version).router.flags;
+  const tree = { ...(flags.maxTreeSize ? { maxTreeSize: 4096 } : {}), ...(flags.pruneTargetRatio ? { pruneTargetRatio: 0.5 } : {}) };
   return [
     ['round-robin', Router.roundRobin(), 1],
     ['random', Router.random(), 1],
@@ -50,7 +53,7 @@ function routers(): [string, Router, number][] {
       Router.kv({ overlapScoreWeight: 1.5, temperature: 0.3, activeDecodeBlocksThreshold: 0.85, activePrefillTokensThreshold: 8192, blockSize: 32 }),
       1,
     ],
-    ['kv-no-events', Router.kv({ kvEvents: false, ttlSeconds: 90, maxTreeSize: 4096, pruneTargetRatio: 0.5 }), 1],
+    ['kv-no-events', Router.kv({ kvEvents: false, ttlSeconds: 90, ...tree }), 1],
     ['kv-replicas', Router.kv({ replicaSync: true }), 2],
   ];
 }
@@ -117,7 +120,7 @@ function render(source: string, build: () => { graph: KubeObject; configMaps: re
 export function matrix(version: string): Rendered[] {
   const out: Rendered[] = [];
   for (const backend of Object.keys(BACKENDS) as BackendName[]) {
-    for (const [routerName, router, frontendReplicas] of routers()) {
+    for (const [routerName, router, frontendReplicas] of routers(version)) {
       const blockSize = router.mode === 'kv' ? router.options.blockSize : undefined;
       for (const [fabricName, fabric] of fabrics()) {
         for (const [shapeName, shape] of shapes(backend, version, blockSize)) {

@@ -7,7 +7,7 @@
  */
 
 /** What a process is, by the module it runs; the conformance checker has one entry point per kind. */
-export type ProcessKind = 'frontend' | 'vllm' | 'sglang' | 'trtllm' | 'planner' | 'mocker' | 'dgdr-planner';
+export type ProcessKind = 'frontend' | 'vllm' | 'sglang' | 'trtllm' | 'planner' | 'mocker' | 'dgdr-planner' | 'dgdr';
 
 const MODULES: Record<string, ProcessKind> = {
   'dynamo.frontend': 'frontend',
@@ -33,6 +33,8 @@ export interface Process {
   readonly files: Readonly<Record<string, string>>;
   /** `dgdr-planner`: the planner section of a v1alpha1 request's profiler config. */
   readonly config?: Readonly<Record<string, unknown>>;
+  /** `dgdr`: a v1beta1 request's spec, checked against the release's own request types. */
+  readonly spec?: Readonly<Record<string, unknown>>;
 }
 
 type Obj = Record<string, any>;
@@ -104,8 +106,21 @@ export function processesOf(source: string, objects: readonly unknown[], default
   for (const o of objects) if (isObj(o) && o.kind === 'ConfigMap' && isObj(o.metadata)) configMaps.set(String(o.metadata.name), o);
   const out: Process[] = [];
   for (const request of objects) {
+    if (!isObj(request) || request.kind !== 'DynamoGraphDeploymentRequest') continue;
+    if (request.apiVersion === 'nvidia.com/v1beta1') {
+      out.push({
+        id: `${source}/${request.metadata?.name}/spec`,
+        dynamoVersion: versionOfImage(request.spec?.image) ?? (typeof request.spec?.runtimeVersionOverride === 'string' ? request.spec.runtimeVersionOverride : defaultVersion),
+        process: 'dgdr',
+        module: 'DynamoGraphDeploymentRequest',
+        argv: [],
+        env: {},
+        files: {},
+        spec: request.spec,
+      });
+      continue;
+    }
     // a v1alpha1 request hands its planner settings to the profiler, which starts the planner with them
-    if (!isObj(request) || request.kind !== 'DynamoGraphDeploymentRequest' || request.apiVersion !== 'nvidia.com/v1alpha1') continue;
     const planner = request.spec?.profilingConfig?.config?.planner;
     if (!isObj(planner)) continue;
     out.push({
@@ -125,6 +140,7 @@ export function processesOf(source: string, objects: readonly unknown[], default
     for (const s of servicesOf(graph)) {
       const id = `${source}/${graph.metadata?.name}/${s.name}`;
       const command: unknown[] = Array.isArray(s.container.command) ? s.container.command : [];
+      // (the 1.x templates write the frontend as command [python3], args [-m, dynamo.frontend])
       const args: unknown[] = Array.isArray(s.container.args) ? s.container.args : [];
       const words = [...command, ...args];
       if (words.some((w) => typeof w !== 'string')) throw new Error(`${id}: command and args must be strings`);

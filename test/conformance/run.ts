@@ -30,6 +30,7 @@ interface LineConfig {
   readonly dynamo: string;
   readonly python: string;
   readonly install: readonly string[];
+  readonly installNoDeps?: readonly string[];
   readonly parsers: Readonly<Record<string, string>>;
 }
 
@@ -43,6 +44,8 @@ interface Result {
   readonly status: 'ok' | 'error';
   readonly error?: string;
   readonly checks?: readonly string[];
+  /** What Dynamo warned the process's flags are deprecated for. */
+  readonly deprecations?: readonly string[];
 }
 
 const log = (line: string) => process.stderr.write(`conformance: ${line}\n`);
@@ -95,7 +98,7 @@ function engineTables(line: string): Record<string, string> {
 }
 
 function check(line: string, config: LineConfig, cases: readonly Case[]): { results: Record<string, Result>; standIns: Record<string, string> } {
-  const python = ensureVenv(config.dynamo, config.python, config.install, log);
+  const python = ensureVenv(config.dynamo, config.python, config.install, log, config.installNoDeps);
   mkdirSync(CACHE_DIR, { recursive: true });
   const casesFile = join(CACHE_DIR, `cases-${config.dynamo}.json`);
   const resultsFile = join(CACHE_DIR, `results-${config.dynamo}.json`);
@@ -152,6 +155,7 @@ function main(): number {
     let lines = 0;
     let configs = 0;
     let controls = 0;
+    const deprecations = new Map<string, number>();
     for (const c of cases) {
       const r = results[c.id];
       const problem = verdict(c, r);
@@ -159,6 +163,7 @@ function main(): number {
         if (c.expectError !== undefined) controls++;
         else lines++;
         configs += r?.checks?.length ?? 0;
+        for (const m of r?.deprecations ?? []) deprecations.set(m, (deprecations.get(m) ?? 0) + 1);
       } else {
         failures++;
         process.stdout.write(`FAIL Dynamo ${config.dynamo} ${c.id} (python3 -m ${c.module} ${flagsOf(c.argv)}): ${problem}\n`);
@@ -166,6 +171,8 @@ function main(): number {
     }
     const engines = Object.values(standIns).join('; ');
     summary.push(`Dynamo ${config.dynamo}: ${lines} command lines and ${configs} configs accepted, ${controls} negative controls rejected as expected (${engines})`);
+    // the library warns about these options on this release; Dynamo's own words, for the record
+    for (const [message, count] of [...deprecations.entries()].sort()) summary.push(`  deprecated in ${config.dynamo} (${count} command lines): ${message}`);
   }
   for (const s of summary) process.stdout.write(`${s}\n`);
   process.stdout.write(`${failures} failure${failures === 1 ? '' : 's'}\n`);

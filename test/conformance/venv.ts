@@ -43,18 +43,21 @@ function run(command: string, args: string[], what: string): void {
  * The Python of the venv for `name` with `packages` installed; created (and
  * progress printed) only when missing or when the package list changed.
  */
-export function ensureVenv(name: string, pythonVersion: string, packages: readonly string[], log: (line: string) => void): string {
+export function ensureVenv(name: string, pythonVersion: string, packages: readonly string[], log: (line: string) => void, noDeps: readonly string[] = []): string {
   const dir = join(CACHE_DIR, `venv-${name}`);
   const python = join(dir, 'bin', 'python');
   const stamp = join(dir, '.installed');
-  const want = JSON.stringify({ pythonVersion, packages: [...packages, ...CHECKER_PACKAGES] });
+  const want = JSON.stringify({ pythonVersion, packages: [...packages, ...CHECKER_PACKAGES], noDeps });
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(python)) return python;
   const started = Date.now();
-  log(`${name}: creating ${dir} (Python ${pythonVersion}; ${packages.join(' ')})`);
+  log(`${name}: creating ${dir} (Python ${pythonVersion}; ${[...packages, ...noDeps].join(' ')})`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(CACHE_DIR, { recursive: true });
   run(findPython(pythonVersion), ['-m', 'venv', dir], `python -m venv ${dir}`);
-  run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--cache-dir', PIP_CACHE, ...packages, ...CHECKER_PACKAGES], `pip install ${packages.join(' ')}`);
+  const pip = ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--cache-dir', PIP_CACHE];
+  run(python, [...pip, ...packages, ...CHECKER_PACKAGES], `pip install ${packages.join(' ')}`);
+  // packages whose own requirement list names one PyPI cannot serve: installed after what they need
+  if (noDeps.length > 0) run(python, [...pip, '--no-deps', ...noDeps], `pip install --no-deps ${noDeps.join(' ')}`);
   writeFileSync(stamp, want);
   log(`${name}: installed in ${Math.round((Date.now() - started) / 1000)} s`);
   return python;

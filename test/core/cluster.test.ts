@@ -144,7 +144,7 @@ describe('Dynamo platform (guide 1 step 5)', () => {
     expect(
       issues(() =>
         platform({
-          version: '1.4.0',
+          version: '1.3.0',
           etcd: { enabled: true, address: 'etcd:2379' },
           webhook: { failurePolicy: 'Sometimes' as any },
           prometheus: 'prometheus:9090',
@@ -152,7 +152,7 @@ describe('Dynamo platform (guide 1 step 5)', () => {
         }),
       ),
     ).toEqual([
-      'version: Dynamo "1.4.0" is not supported; supported releases are 0.8.x, 0.9.x (e.g. "0.9.0")',
+      'version: Dynamo "1.3.0" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "0.9.0")',
       'prometheus: must be a URL (http or https) such as "http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090", got "prometheus:9090"',
       'etcd.address: must be a URL (http or https) such as "http://etcd.infra:2379", got "etcd:2379"',
       'etcd.enabled: is true, but address points at an external etcd; install one or the other',

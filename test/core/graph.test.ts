@@ -218,7 +218,7 @@ describe('validation', () => {
   test('required options and unknown options are reported, never ignored', () => {
     const issues = issuesOf(() => renderDisagg({ backend: Backend.vllm(), prefill: { replica: 2 }, workers: {} } as any));
     expect(issues).toEqual([
-      'workers: is not a known option; known options are model, backend, dynamoVersion, servedModelName, image, imagePullPolicy, imagePullSecrets, hfTokenSecret, modelCache, fabric, env, trustRemoteCode, podInfoEnv, labels, annotations',
+      'workers: is not a known option; known options are model, backend, dynamoVersion, servedModelName, image, imagePullPolicy, imagePullSecrets, hfTokenSecret, modelCache, fabric, env, trustRemoteCode, podInfoEnv, labels, annotations, updateStrategy',
       'model: is required: a non-empty string',
       'prefill.replica: is not a known option; known options are replicas, tensorParallelSize, pipelineParallelSize, gpus, nodeCount, maxNumSeqs, maxModelLen, kvCacheDtype, blockSize, sharedMemory, extraArgs, env, resources, serviceName, podInfoEnv, nodeSelector, tolerations, engineConfig',
       'decode: is required: the decode worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }',
@@ -227,7 +227,7 @@ describe('validation', () => {
 
   test('unsupported Dynamo releases and unavailable images name what is supported', () => {
     expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), dynamoVersion: '1.3.1', workers: {} }))).toEqual([
-      'dynamoVersion: Dynamo "1.3.1" is not supported; supported releases are 0.8.x, 0.9.x (e.g. "0.9.0")',
+      'dynamoVersion: Dynamo "1.3.1" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "0.9.0")',
     ]);
     expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm({ cuda: 13 }), dynamoVersion: '0.8.1', workers: {} }))).toEqual([
       'backend: the default image vllm-runtime:0.8.1-cuda13 fails to launch (known issue in the Dynamo 0.8.1 release notes); use the CUDA 12 image or 0.9.0-cuda13',

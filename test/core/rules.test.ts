@@ -329,7 +329,20 @@ const CASES: Record<RuleId, RuleCase> = {
   'unknown-version': {
     bad: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.5.0' })),
     good: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.8.1' })),
-    expected: { path: 'dynamoVersion', message: 'Dynamo "0.5.0" is not supported; supported releases are 0.8.x, 0.9.x (e.g. "0.9.0")' },
+    expected: { path: 'dynamoVersion', message: 'Dynamo "0.5.0" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "0.9.0")' },
+  },
+  'unsupported-on-release': {
+    bad: () => fromOptions(() => renderDisagg({ dynamoVersion: '1.6.1', frontend: { router: Router.kv({ kvEvents: false, maxTreeSize: 4096 }) } })),
+    good: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.9.0', frontend: { router: Router.kv({ kvEvents: false, maxTreeSize: 4096 }) } })),
+    expected: { path: 'frontend.router.maxTreeSize', message: 'has no flag in the Dynamo 1.6.x frontend (it was removed in 1.0); leave it out' },
+  },
+  'deprecated': {
+    bad: () => fromOptions(() => renderDisagg({ dynamoVersion: '1.6.1', frontend: { router: Router.kv({ temperature: 0.5 }) } })),
+    good: () => fromOptions(() => renderDisagg({ dynamoVersion: '1.5.1', frontend: { router: Router.kv({ temperature: 0.5 }) } })),
+    expected: {
+      path: 'frontend.router.temperature',
+      message: 'renders --router-temperature, which Dynamo 1.6.x deprecates for removal in the next release; its replacement is router_temperature in the default policy parameters of --router-policy-config',
+    },
   },
   'sla-drift': {
     bad: () => fromOptions(() => validate((d) => checkDeployment(d, disaggregatedGraphSpec('llm', 'ns', disagg({ planner: { ttftMs: 200, itlMs: 20 } })), { sla: { ttftMs: 500, itlMs: 20 } }))),

@@ -10,30 +10,47 @@ import { CrdValidator, loadCrds } from '../../src/cli/crd-schema';
  */
 
 export const CRD_DIR = path.resolve(__dirname, '../../../shared/dynamo/crds');
+/** The Dynamo 1.x CRDs (v1beta1 served and stored; the v1alpha1 they still serve is the 1.x one). */
+export const CRD_V1BETA1_DIR = path.resolve(__dirname, '../../../shared/dynamo/crds-v1beta1');
 
 const DYNAMO_KINDS = ['DynamoGraphDeployment', 'DynamoGraphDeploymentRequest'];
 
-let validator: CrdValidator | undefined;
+const validators = new Map<string, CrdValidator>();
 
-/** The validator for Dynamo's CRDs; fails clearly when ../shared is missing. */
-export function dynamoCrds(): CrdValidator {
-  if (validator) return validator;
-  if (!fs.existsSync(CRD_DIR)) {
-    throw new Error(`Dynamo CRDs not found at ${CRD_DIR}; the tests read the CRDs from ../shared/dynamo/crds`);
+function validatorOf(dir: string): CrdValidator {
+  const cached = validators.get(dir);
+  if (cached) return cached;
+  if (!fs.existsSync(dir)) {
+    throw new Error(`Dynamo CRDs not found at ${dir}; the tests read the CRDs from ../shared/dynamo/${path.basename(dir)}`);
   }
-  const crds = loadCrds(CRD_DIR);
+  const crds = loadCrds(dir);
   for (const kind of DYNAMO_KINDS) {
-    if (!crds.some((c) => c.kind === kind)) throw new Error(`no CRD for ${kind} in ${CRD_DIR}`);
+    if (!crds.some((c) => c.kind === kind)) throw new Error(`no CRD for ${kind} in ${dir}`);
   }
-  validator = new CrdValidator(crds, { strictMetadata: true });
+  const validator = new CrdValidator(crds, { strictMetadata: true });
+  validators.set(dir, validator);
   return validator;
 }
 
-/** Returns the schema violations of a DGD or DGDR; an empty list means valid. */
+/** The validator for Dynamo 0.8/0.9's CRDs (v1alpha1); fails clearly when ../shared is missing. */
+export function dynamoCrds(): CrdValidator {
+  return validatorOf(CRD_DIR);
+}
+
+/** The validator for Dynamo 1.x's CRDs (v1beta1). */
+export function dynamoV1beta1Crds(): CrdValidator {
+  return validatorOf(CRD_V1BETA1_DIR);
+}
+
+/**
+ * Returns the schema violations of a DGD or DGDR, against the CRDs of the
+ * releases that write its API version; an empty list means valid.
+ */
 export function crdErrors(obj: any): string[] {
   if (!isDynamoKind(obj)) throw new Error(`no Dynamo CRD for kind ${obj?.kind}`);
-  const errors = dynamoCrds().errors(obj);
-  if (!errors) throw new Error(`${obj.kind} apiVersion ${obj.apiVersion} is not served by the CRD (${dynamoCrds().apiVersions(obj.kind).join(', ')})`);
+  const crds = obj?.apiVersion === 'nvidia.com/v1beta1' ? dynamoV1beta1Crds() : dynamoCrds();
+  const errors = crds.errors(obj);
+  if (!errors) throw new Error(`${obj.kind} apiVersion ${obj.apiVersion} is not served by the CRD (${crds.apiVersions(obj.kind).join(', ')})`);
   return errors.map((e) => `${e.pointer || '/'}: ${e.message}`);
 }
 

@@ -53,8 +53,10 @@ const sensibleEngine: fc.Arbitrary<Engine> = fc
     dtypeIndex: fc.option(fc.nat(), { nil: undefined }),
   })
   .map(({ name, dynamoVersion, cuda, blockSize, dtypeIndex }) => {
-    // only images that exist: TensorRT-LLM is CUDA 13 only, vLLM 0.8.1-cuda13 is broken
-    const usable = name === 'trtllm' ? (cuda === 12 ? undefined : cuda) : name === 'vllm' && dynamoVersion === '0.8.1' && cuda === 13 ? 12 : cuda;
+    // only images that exist: a CUDA the release publishes, and not vLLM 0.8.1-cuda13 (broken)
+    const images = releaseOf(dynamoVersion ?? DEFAULT_DYNAMO_VERSION).images[name];
+    const published = cuda === undefined || cuda === images.plainCuda || images.variants[cuda] !== undefined;
+    const usable = !published ? undefined : name === 'vllm' && dynamoVersion === '0.8.1' && cuda === 13 ? 12 : cuda;
     const dtypes = kvDtypes(name, dynamoVersion);
     return {
       name,
@@ -110,6 +112,7 @@ export function engineGpus(w: { gpus?: number; tensorParallelSize?: number; pipe
 
 /** Round-robin, random, or a KV router announcing the workers' block size (or none). */
 function sensibleRouter(engine: Engine): fc.Arbitrary<Router> {
+  const treeFlags = releaseOf(engine.dynamoVersion ?? DEFAULT_DYNAMO_VERSION).router.flags;
   const kv = record({
     overlapScoreWeight: fc.integer({ min: 0, max: 200 }).map((n) => n / 100),
     temperature: fc.integer({ min: 0, max: 100 }).map((n) => n / 100),
@@ -126,8 +129,8 @@ function sensibleRouter(engine: Engine): fc.Arbitrary<Router> {
       compact({
         ...o,
         blockSize: announceBlockSize ? engine.blockSize : undefined,
-        // the prediction parameters apply only without KV events
-        ...(o.kvEvents === false ? { ttlSeconds, maxTreeSize, pruneTargetRatio } : {}),
+        // the prediction parameters apply only without KV events, and 1.x has no tree size knobs
+        ...(o.kvEvents === false ? compact({ ttlSeconds, maxTreeSize: treeFlags.maxTreeSize ? maxTreeSize : undefined, pruneTargetRatio: treeFlags.pruneTargetRatio ? pruneTargetRatio : undefined }) : {}),
       }),
     ),
   );

@@ -15,7 +15,7 @@ export const TRTLLM: BackendRenderer = {
   defaultBlockSize: DEFAULT_TOKENS_PER_BLOCK,
   usesEngineConfigFile: true,
   workingDir: '/workspace',
-  ownedFlags: ['--extra-engine-args', '--disaggregation-mode', '--publish-events-and-metrics', '--kv-block-size'],
+  ownedFlags: ['--extra-engine-args', '--disaggregation-mode', '--publish-events-and-metrics', '--publish-kv-events', '--kv-block-size'],
   engineKeysFromOptions: {
     tensor_parallel_size: 'tensorParallelSize',
     pipeline_parallel_size: 'pipelineParallelSize',
@@ -55,7 +55,7 @@ export const TRTLLM: BackendRenderer = {
     args.push('--extra-engine-args', l.engineConfigPath!);
     if (l.blockSize !== undefined) args.push('--kv-block-size', String(l.blockSize));
     if (disaggregated) args.push('--disaggregation-mode', l.role);
-    if (l.role !== 'decode' && l.kvEvents === 'publish') args.push('--publish-events-and-metrics');
+    if (l.role !== 'decode' && l.kvEvents === 'publish') args.push(l.release.trtllmKvEventsFlag);
 
     const env: EnvVar[] = [];
     if (disaggregated && l.nixlBackend === 'LIBFABRIC') env.push({ name: 'TRTLLM_NIXL_KVCACHE_BACKEND', value: 'LIBFABRIC' });

@@ -51,12 +51,18 @@ export const RULES = {
   'image-unavailable': { severity: 'error', catches: 'a default image that does not exist for this release and CUDA variant', fix: 'pick another CUDA variant or release, or pass image' },
   'aic-unsupported': { severity: 'error', catches: 'an AIConfigurator system, backend or version without support data', fix: 'use a combination the message lists, or profile without aiConfigurator' },
   'unknown-version': { severity: 'error', catches: 'a Dynamo release the library has no table for', fix: 'use a release the message lists (dynamoVersion)' },
+  'unsupported-on-release': {
+    severity: 'error',
+    catches: 'an option, flag or field the Dynamo release in use does not have: removed, renamed, or not there yet',
+    fix: 'use what the message names for that release, or another release',
+  },
   'sla-drift': { severity: 'error', catches: "alerts with SLA targets different from the ones the deployment is planned for", fix: 'leave sla out so alerts follow the planned SLA' },
   'crd-schema': { severity: 'error', catches: 'a DynamoGraphDeployment or DynamoGraphDeploymentRequest the CRD schema refuses', fix: 'fix the field the message names' },
   'kubernetes-schema': { severity: 'error', catches: 'a core Kubernetes object that does not validate', fix: 'fix the field the message names' },
   'yaml-syntax': { severity: 'error', catches: 'a file that is not valid YAML, or a document that is not a Kubernetes object', fix: 'fix the YAML at the position given' },
 
   // Warnings: legal, probably wrong
+  'deprecated': { severity: 'warning', catches: 'a flag the Dynamo release in use deprecates for removal in its next release', fix: 'move to the replacement the message names' },
   'disaggregated-tcp': { severity: 'warning', catches: 'disaggregated serving without RDMA or EFA: KV cache over TCP, TTFT ~40x worse (guide 2)', fix: 'Fabric.rdma() or Fabric.efa()' },
   'efa-shm-transfer': {
     severity: 'warning',

@@ -1,3 +1,4 @@
+import { readV1beta1, v1beta1GraphField, v1beta1ServiceField } from '../dgd-v1beta1';
 import { Findings, Finding } from './findings';
 import { GraphModel, graphModel, indexObjects } from './graph-model';
 import { envRules } from './env';
@@ -36,10 +37,13 @@ const GRAPH_RULES: readonly ((g: GraphModel, f: Findings) => void)[] = [
  * some rules follow references into.
  */
 export function checkGraphManifest(graph: Readonly<Record<string, unknown>>, objects: readonly unknown[] = []): Finding[] {
-  const model = graphModel(graph, indexObjects(objects));
+  // a v1beta1 graph is read into the normalized layout the rules know, and its findings pointed back
+  const v1beta1 = graph.apiVersion === 'nvidia.com/v1beta1';
+  const model = graphModel(v1beta1 ? readV1beta1(graph) : graph, indexObjects(objects));
   const f = new Findings();
   for (const rules of GRAPH_RULES) rules(model, f);
-  return f.all;
+  if (!v1beta1) return f.all;
+  return f.all.map((x) => ({ ...x, field: x.service === undefined ? v1beta1GraphField(x.field) : v1beta1ServiceField(x.field) }));
 }
 
 /** Runs every rule over a DynamoGraphDeploymentRequest. */

@@ -23,6 +23,9 @@ import re
 import sys
 import tempfile
 import types
+import warnings
+
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -129,31 +132,59 @@ def profiler_planner_argv(config):
     return argv
 
 
-def run_case(case, entries, release):
+def materialize(case, root):
+    """Writes the case's mounted files under `root` and points the command line at them.
+
+    A flag value that names a mounted file (`--extra-engine-args /etc/...`,
+    `--config /workspace/planner_config/...`) is replaced by the written copy, so
+    Dynamo reads exactly what the ConfigMap holds.
+    """
+    files = case.get("files", {})
+    where = {}
+    for i, (path, text) in enumerate(sorted(files.items())):
+        local = os.path.join(root, str(i), os.path.basename(path))
+        os.makedirs(os.path.dirname(local), exist_ok=True)
+        with open(local, "w") as f:
+            f.write(text)
+        where[path] = local
+    argv = [where.get(a, a) for a in case["argv"]]
+    return {**case, "argv": argv, "local": {v: k for k, v in where.items()}}
+
+
+def run_case(case, entries, release, root):
     process = case["process"]
     if process == "dgdr-planner":
         case = {**case, "process": "planner", "argv": profiler_planner_argv(case["config"])}
         process = "planner"
+    if process == "dgdr":
+        return check_request(case)
+    case = materialize(case, os.path.join(root, str(abs(hash(case["id"])))))
     entry = entries.get(process)
     if entry is None:
         return {"status": "error", "error": f"Dynamo {release['dynamo']} has no {process} entry point in releases.json"}
-    fn = resolve(entry)
+    try:
+        fn = resolve(entry)
+    except Exception as e:
+        return {"status": "error", "error": f"{entry} does not import: {type(e).__name__}: {e}"}
     handler = Captured()
     logging.getLogger().addHandler(handler)
     ABBREVIATED.clear()
     engine_tables.DEPRECATED.clear()
     err = io.StringIO()
     out = io.StringIO()
+    caught = []
     try:
-        with environment(case.get("env", {})), contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        with environment(case.get("env", {})), contextlib.redirect_stderr(err), contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             parsed = call_entry(fn, case.get("prog", f"python3 -m {case.get('module', process)}"), case["argv"])
             checks = after_parse(case, parsed)
+        deprecations = sorted({str(w.message) for w in caught if dynamo_deprecation(w)})
         if ABBREVIATED:
             flag, full = ABBREVIATED[0]
             return {"status": "error", "error": f"{flag} is not a flag of this parser; argparse took it as an abbreviation of {full}"}
         if engine_tables.DEPRECATED:
             return {"status": "error", "error": f"{engine_tables.DEPRECATED[0]} is deprecated by the engine"}
-        return {"status": "ok", "checks": checks}
+        return {"status": "ok", "checks": checks, "deprecations": deprecations}
     except SystemExit as e:
         message = last_error_line(err.getvalue())
         if e.code in (0, None):
@@ -180,19 +211,112 @@ def load_predictor(parsed):
         cls(parsed)  # predictors that read their settings from the parsed arguments
 
 
+def dynamo_deprecation(w):
+    """A deprecation Dynamo warns about (not one of the libraries it imports)."""
+    if not issubclass(w.category, (FutureWarning, DeprecationWarning)) or "deprecated" not in str(w.message):
+        return False
+    # Dynamo's Deprecated helper words them "... is deprecated and will be removed in v1.7; use ..."
+    return f"{os.sep}dynamo{os.sep}" in w.filename or " will be removed in v" in str(w.message)
+
+
 def after_parse(case, parsed):
-    """Follow-up checks on what Dynamo parsed: files it reads (TensorRT-LLM engine configs), the planner's predictor."""
+    """Follow-up checks on what Dynamo parsed: files it reads (engine configs, planner configs), the planner's predictor."""
     checks = []
-    if case["process"] == "planner" and hasattr(parsed, "load_predictor"):
-        load_predictor(parsed)
+    if case["process"] == "planner":
+        if hasattr(type(parsed), "model_fields"):
+            strict_planner_config(case)
+            checks.append("planner-config")
+        elif hasattr(parsed, "load_predictor"):
+            load_predictor(parsed)
     path = getattr(parsed, "extra_engine_args", None)
     if case["process"] == "trtllm" and path:
-        files = case.get("files", {})
-        if path not in files:
-            raise FileNotFoundError(f"--extra-engine-args {path}: no such file among the case's mounted files ({', '.join(files) or 'none'})")
-        trtllm_config.check(files[path], path)
+        mounted = case["local"].get(path)
+        if mounted is None:
+            raise FileNotFoundError(f"--extra-engine-args {path}: no such file among the case's mounted files ({', '.join(case.get('files', {})) or 'none'})")
+        with open(path) as f:
+            trtllm_config.check(f.read(), mounted)
         checks.append("engine-config")
     return checks
+
+
+def _models_in(annotation):
+    """The pydantic model classes an annotation names (through Optional, Union, list and dict)."""
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    out = []
+    for arg in getattr(annotation, "__args__", ()) or ():
+        out.extend(_models_in(arg))
+    return out
+
+
+def unknown_keys(model, data, path=""):
+    """Keys of `data` the pydantic `model` has no field for, at any depth (the models themselves ignore them)."""
+    if not isinstance(data, dict):
+        return []
+    names = {}
+    for name, field in model.model_fields.items():
+        names[name] = field
+        for alias in (field.alias, getattr(field, "validation_alias", None)):
+            if isinstance(alias, str):
+                names[alias] = field
+            for choice in getattr(alias, "choices", []) or []:
+                if isinstance(choice, str):
+                    names[choice] = field
+    out = []
+    for key, value in data.items():
+        where = f"{path}.{key}" if path else key
+        field = names.get(key)
+        if field is None:
+            out.append(where)
+            continue
+        for sub in _models_in(field.annotation):
+            items = value if isinstance(value, list) else [value]
+            for i, item in enumerate(items):
+                out.extend(unknown_keys(sub, item, f"{where}[{i}]" if isinstance(value, list) else where))
+            break
+    return out
+
+
+def validate_strictly(model, data, what):
+    """Validates `data` with the release's own model, then refuses keys it would silently drop."""
+    model.model_validate(data)
+    unknown = unknown_keys(model, data)
+    if unknown:
+        raise ValueError(f"{what}: {', '.join(unknown)}: not a field of {model.__name__} (Dynamo would ignore it)")
+
+
+def strict_planner_config(case):
+    """1.x: the PlannerConfig the planner read, again with unknown keys refused."""
+    from dynamo.planner.config.planner_config import PlannerConfig
+
+    argv = case["argv"]
+    arg = argv[argv.index("--config") + 1]
+    with open(arg) as f:
+        text = f.read()
+    data = json.loads(text) if arg.endswith(".json") else yaml.safe_load(text)
+    validate_strictly(PlannerConfig, data, "PlannerConfig")
+
+
+def check_request(case):
+    """1.x: a DynamoGraphDeploymentRequest spec against the release's own pydantic types."""
+    try:
+        from dynamo.profiler.utils.dgdr_v1beta1_types import DynamoGraphDeploymentRequestSpec
+        from dynamo.planner.config.planner_config import PlannerConfig
+    except ImportError as e:
+        return {"status": "error", "error": f"the release's request types do not import: {e}"}
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            spec = case["spec"]
+            validate_strictly(DynamoGraphDeploymentRequestSpec, spec, "spec")
+            planner = (spec.get("features") or {}).get("planner")
+            if planner is not None:
+                validate_strictly(PlannerConfig, planner, "spec.features.planner")
+        return {"status": "ok", "checks": ["request"]}
+    except Exception as e:
+        return {"status": "error", "error": f"{type(e).__name__}: {e}"}
 
 
 def prepare(release):
@@ -205,7 +329,7 @@ def prepare(release):
         except ImportError:
             pass
         table = engine_tables.EngineTable(os.path.join(HERE, "..", table_path))
-        engine_tables.INSTALLERS[engine](table)
+        engine_tables.install(engine, table)
         tables[engine] = f"{table.engine} {table.version} flag table"
     if "trtllm" in release.get("parsers", {}):
         tables["trtllm"] = trtllm_config.install_stand_in(release)
@@ -213,18 +337,19 @@ def prepare(release):
 
 
 def quiet_network():
-    """Parsing must never download: model fetches are replaced by no-ops."""
-    for name in ("dynamo.sglang.args",):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(module, "fetch_llm"):
+    """Parsing must never download: the model fetches SGLang's parse_args makes are no-ops."""
+    try:
+        module = importlib.import_module("dynamo.sglang.args")
+    except ImportError:
+        return
 
-            async def no_fetch(*a, **k):
-                return None
+    async def no_fetch(model, *a, **k):
+        return model
 
-            module.fetch_llm = no_fetch
+    # 0.8/0.9 call fetch_llm, 1.x fetch_model; both only download weights
+    for name in ("fetch_llm", "fetch_model"):
+        if hasattr(module, name):
+            setattr(module, name, no_fetch)
 
 
 def main():
@@ -238,8 +363,9 @@ def main():
     quiet_network()
     watch_abbreviations()
     results = {}
-    for case in doc["cases"]:
-        results[case["id"]] = run_case(case, release["parsers"], release)
+    with tempfile.TemporaryDirectory(prefix="conformance-") as root:
+        for case in doc["cases"]:
+            results[case["id"]] = run_case(case, release["parsers"], release, root)
     with open(results_path, "w") as f:
         json.dump({"dynamo": release["dynamo"], "standIns": stand_ins, "results": results}, f, indent=1)
 

@@ -215,12 +215,19 @@ class EngineTable:
             if action == "store_const":
                 parser.add_argument(*flags, action=action, const=a["const"], **kwargs)
                 continue
-            if action == "DeprecatedAction":
-                parser.add_argument(*flags, action=Deprecated, nargs=a["nargs"], **kwargs)
-                continue
             if action not in ("store", "append"):
-                # the engine's own action classes (SGLang's LoRAPathAction): take the values as strings
-                action = "store"
+                # the engine's own action classes (SGLang's LoRAPathAction, DeprecatedStoreTrueAction...):
+                # they take what their arity says, and those named Deprecated* note their use
+                parser.add_argument(
+                    *flags,
+                    action=EngineAction,
+                    nargs=a["nargs"],
+                    const=a["const"],
+                    type=None if a["nargs"] == 0 else self.converter(a["value"]),
+                    deprecated_flag=action.startswith("Deprecated"),
+                    **kwargs,
+                )
+                continue
             if a["nargs"] is not None:
                 kwargs["nargs"] = a["nargs"]
             if a["choices"] is not None:
@@ -239,11 +246,17 @@ class EngineTable:
 DEPRECATED = []
 
 
-class Deprecated(argparse.Action):
-    """A flag the engine accepts but deprecates (SGLang's DeprecatedAction): noted, nothing stored."""
+class EngineAction(argparse.Action):
+    """One of the engine's own argparse actions: stores its value (or const), and notes a deprecated flag's use."""
+
+    def __init__(self, option_strings, dest, deprecated_flag=False, **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.deprecated_flag = deprecated_flag
 
     def __call__(self, parser, namespace, values, option_string=None):
-        DEPRECATED.append(option_string)
+        if self.deprecated_flag:
+            DEPRECATED.append(option_string)
+        setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
 
 
 class FlexibleParser(argparse.ArgumentParser):
@@ -274,7 +287,8 @@ def stand_in_module(name, **attrs):
 def args_class(name, table):
     """An engine's args class (vLLM's AsyncEngineArgs, SGLang's ServerArgs) backed by `table`."""
 
-    def add_cli_args(parser):
+    def add_cli_args(parser, **_options):
+        # (vLLM 0.26+ takes async_args_only=; the table holds the full flag set either way)
         return table.add_cli_args(parser)
 
     def from_cli_args(cls, args):
@@ -306,15 +320,40 @@ def install_sglang(table):
     """Installs an `sglang` package whose ServerArgs parser is the table's."""
     ServerArgs = args_class("ServerArgs", table)
 
+    def get_model_config(self):
+        # SGLang reads the model's own config here (1.x asks whether it is multimodal, to patch
+        # SGLang's image handling); the checker has no model: it takes every model as text-only
+        return types.SimpleNamespace(is_multimodal=False)
+
+    ServerArgs.get_model_config = get_model_config
+
     class ConfigArgumentMerger:
         def __init__(self, *a, **k):
             raise NotImplementedError("sglang --config files need the SGLang engine; the conformance checker does not render them")
 
-    root = stand_in_module("sglang", __version__=table.version, __path__=[])
+    class Engine:
+        def __init__(self, *a, **k):
+            raise NotImplementedError("the SGLang engine is not installed; the conformance checker only parses")
+
+    # Dynamo 1.x reads both from the top-level package
+    root = stand_in_module("sglang", __version__=table.version, __path__=[], Engine=Engine, ServerArgs=ServerArgs)
     stand_in_module("sglang.srt", __path__=[])
     stand_in_module("sglang.srt.server_args", ServerArgs=ServerArgs)
     stand_in_module("sglang.srt.server_args_config_parser", ConfigArgumentMerger=ConfigArgumentMerger)
     return root
+
+
+def install_packages(table):
+    """Empty stand-ins for the engine's other subpackages, so that Dynamo's probes for one
+    (`from sglang.srt.utils.x import y` inside a try) fail the way they do with the real engine."""
+    for name in table.table.get("packages", []):
+        if name not in sys.modules:
+            stand_in_module(name, __path__=[])
+
+
+def install(engine, table):
+    INSTALLERS[engine](table)
+    install_packages(table)
 
 
 INSTALLERS = {"vllm": install_vllm, "sglang": install_sglang}

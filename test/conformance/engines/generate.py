@@ -127,8 +127,14 @@ def value_kind(fn, schemas, extras):
 
 def schema_of(cls):
     from pydantic import TypeAdapter
+    from pydantic.json_schema import GenerateJsonSchema
 
-    return TypeAdapter(cls).json_schema()
+    class Lenient(GenerateJsonSchema):
+        # a field validated by a plain function has no JSON Schema: any value is left to the engine
+        def handle_invalid_for_json_schema(self, schema, error_info):
+            return {}
+
+    return TypeAdapter(cls).json_schema(schema_generator=Lenient)
 
 
 def unknown_key_behaviour(fn):
@@ -191,6 +197,24 @@ def describe(parser):
     return actions, schemas, extras
 
 
+def packages(engine, depth=4):
+    """The engine's subpackages, by dotted name: Dynamo probes some of them (`sglang.srt.utils...`)."""
+    import importlib.util
+    import os
+
+    root = os.path.dirname(importlib.util.find_spec(engine).origin)
+    out = []
+    for here, dirs, files in os.walk(root):
+        rel = os.path.relpath(here, os.path.dirname(root))
+        if rel.count(os.sep) >= depth:
+            dirs[:] = []
+            continue
+        dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
+        if "__init__.py" in files:
+            out.append(rel.replace(os.sep, "."))
+    return sorted(out)
+
+
 def main():
     engine = sys.argv[1]
     parser, source = PARSERS[engine]()
@@ -201,12 +225,14 @@ def main():
         "parser": source,
         "python": platform.python_version(),
         "generator": "test/conformance/engines/generate.py",
+        "packages": packages(engine),
         "actions": actions,
         "configs": {name: {"unknownKeys": extras[name], "schema": schemas[name]} for name in sorted(schemas)},
     }
     # one flag per line: a regenerated table diffs flag by flag
     lines = ",\n".join("  " + json.dumps(a) for a in actions)
-    head = {k: v for k, v in table.items() if k not in ("actions", "configs")}
+    head = {k: v for k, v in table.items() if k not in ("actions", "configs", "packages")}
+    head["packages"] = table["packages"]
     text = json.dumps(head, indent=1)[:-2] + ',\n "actions": [\n' + lines + '\n ],\n "configs": '
     text += json.dumps(table["configs"], indent=1, sort_keys=True).replace("\n", "\n ") + "\n}\n"
     json.loads(text)
