@@ -118,7 +118,7 @@ project.tasks.tryFind('post-compile')!.exec('ts-node --project projenrc/tsconfig
   name: 'bundle each entry point',
 });
 // The lint command validates against Dynamo's CRDs: bundle their schemas with the build.
-project.tasks.tryFind('post-compile')!.exec(`node -e "require('./lib/cli/main').bundleCrds('../shared/dynamo/crds')"`, {
+project.tasks.tryFind('post-compile')!.exec(`node -e "require('./lib/cli/main').bundleCrds('../shared/dynamo/crds', '../shared/dynamo/crds-v1beta1')"`, {
   name: 'bundle the Dynamo CRD schemas for dynamo-constructs lint',
 });
 

@@ -4,7 +4,9 @@ import { AggregatedDeployment, Backend, ModelCache, Router } from 'dynamo-constr
 
 /**
  * Guide 3: aggregated vLLM workers behind the KV-aware router, with the
- * guide's recommended router parameters.
+ * guide's recommended router parameters, pinned to the release the guide was
+ * written for: Dynamo 1.6 deprecates the overlap weight and temperature flags
+ * in favour of a router policy file (the library warns where they are used).
  */
 export class AggregatedKvRouterChart extends Chart {
   constructor(scope: Construct, id: string, namespace = 'dynamo-workloads') {
@@ -14,6 +16,7 @@ export class AggregatedKvRouterChart extends Chart {
 
     new AggregatedDeployment(this, 'nemotron-agg-router', {
       model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1',
+      dynamoVersion: '0.9.0',
       backend: Backend.vllm(),
       hfTokenSecret: 'hf-token-secret',
       modelCache,

@@ -7,13 +7,15 @@ import { Backend, DisaggregatedDeployment, Fabric, ModelCache } from 'dynamo-con
  * KV cache over RDMA (InfiniBand/RoCE), model weights cached on a shared PVC.
  */
 export class DisaggregatedRdmaChart extends Chart {
-  constructor(scope: Construct, id: string, namespace = 'dynamo-workloads') {
+  /** `dynamoVersion`: the release to deploy (the current one by default; guide 2 was written for 0.9.0). */
+  constructor(scope: Construct, id: string, namespace = 'dynamo-workloads', dynamoVersion?: string) {
     super(scope, id, { namespace });
 
     const modelCache = new ModelCache(this, 'model-cache', { size: '100Gi' });
 
     new DisaggregatedDeployment(this, 'dynamo-disagg', {
       model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1',
+      dynamoVersion,
       backend: Backend.vllm({ cuda: 13 }),
       hfTokenSecret: 'hf-token-secret',
       modelCache,

@@ -8,6 +8,7 @@ export function aggregatedKvRouter(namespace?: string, opts?: pulumi.ComponentRe
   return new AggregatedDeployment('nemotron-agg-router', {
     namespace,
     model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1',
+    dynamoVersion: '0.9.0',
     backend: Backend.vllm(),
     hfTokenSecret: 'hf-token-secret',
     modelCache,

@@ -12,7 +12,7 @@ export function plannedDisaggregated(namespace?: string, opts?: pulumi.Component
     hfTokenSecret: 'hf-token-secret',
     modelCache,
     fabric: Fabric.rdma(),
-    frontend: { router: Router.kv({ overlapScoreWeight: 1.5 }) },
+    frontend: { router: Router.kv() },
     prefill: { tensorParallelSize: 2, maxNumSeqs: 4 },
     decode: { tensorParallelSize: 4, maxNumSeqs: 512 },
     planner: {

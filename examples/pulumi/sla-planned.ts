@@ -8,7 +8,8 @@ export function slaPlanned(namespace?: string, opts?: pulumi.ComponentResourceOp
     model: 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1',
     backend: Backend.vllm({ cuda: 13 }),
     sla: { isl: 2000, osl: 100, ttftMs: 300, itlMs: 30 },
-    aiConfigurator: { system: 'h200_sxm', backendVersion: '0.12.0' },
+    searchStrategy: 'rapid',
+    hardware: { gpuSku: 'h200_sxm' },
     planner: { minEndpoint: 1, maxGpuBudget: 4, adjustmentIntervalSeconds: 30 },
     deploymentOverrides: { name: 'vllm-disagg' },
   }, opts);

@@ -10,7 +10,7 @@ export interface FrontendProps extends FrontendOptions {}
  * construct id is the service name, conventionally `Frontend`.
  */
 export class Frontend extends Construct {
-  /** The service name: the key under `spec.services`. */
+  /** The service name (`spec.services` key, or `spec.components[].name` on v1beta1). */
   public readonly serviceName: string;
   /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
   public readonly servicePath: string;
@@ -20,7 +20,7 @@ export class Frontend extends Construct {
   constructor(graph: DynamoGraph, id: string, props: FrontendProps = {}) {
     super(graph, id);
     this.serviceName = id;
-    this.servicePath = `/spec/services/${id}`;
+    this.servicePath = graph._nextServicePath(id);
     const component = { kind: 'frontend' as const, name: id, path: graph._optionPaths.get(id) ?? id, options: props };
     graph._checkComponent(component, props);
     graph._addComponent(component);

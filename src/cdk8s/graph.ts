@@ -6,6 +6,7 @@ import {
   ComponentSpec,
   dynamoVersionOf,
   Diagnostics,
+  DynamoRelease,
   GraphOptions,
   GraphSpec,
   IObservable,
@@ -14,6 +15,7 @@ import {
   ObservedGraph,
   observedGraphOf,
   releaseOf,
+  graphAnnotations,
   renderGraph,
   RenderedGraph,
   ValidationWarning,
@@ -35,7 +37,8 @@ export interface DynamoGraphProps extends GraphOptions, StrictOptions {
 }
 
 /**
- * One NVIDIA Dynamo graph: renders a `nvidia.com/v1alpha1` DynamoGraphDeployment
+ * One NVIDIA Dynamo graph: renders a DynamoGraphDeployment in its release's API
+ * version (`nvidia.com/v1beta1` for 1.x, `nvidia.com/v1alpha1` for 0.8/0.9)
  * from its child components (`Frontend`, `PrefillWorker`, `DecodeWorker`, `Worker`).
  * The construct id of each child is its service name.
  */
@@ -48,6 +51,9 @@ export class DynamoGraph extends Construct implements IObservable {
   public readonly options: GraphOptions;
   /** The DynamoGraphDeployment object; patch it with `addJsonPatch` for what the library does not model. */
   public readonly apiObject: ApiObject;
+
+  /** The Dynamo release the graph runs. */
+  public readonly release: DynamoRelease;
 
   private readonly components: ComponentSpec[] = [];
   private readonly componentObjects: ApiObject[] = [];
@@ -66,13 +72,14 @@ export class DynamoGraph extends Construct implements IObservable {
       d.throwIfErrors();
     }
     const release = releaseOf(dynamoVersionOf(options));
+    this.release = release;
     this.apiObject = new RenderedApiObject(
       this,
       'Resource',
       {
         apiVersion: release.apiVersion,
         kind: 'DynamoGraphDeployment',
-        metadata: { name: this.name, namespace: this.namespace, labels: options.labels, annotations: options.annotations },
+        metadata: { name: this.name, namespace: this.namespace, labels: options.labels, annotations: graphAnnotations(options) },
         spec: Lazy.any({ produce: () => this.render().graph.spec }),
       },
       () => this.render(),
@@ -128,6 +135,14 @@ export class DynamoGraph extends Construct implements IObservable {
     const d = new Diagnostics();
     checkComponent(d, component, this.options.backend, releaseOf(dynamoVersionOf(this.options)));
     d.throwIfErrors();
+  }
+
+  /**
+   * JSON pointer the next component added will have in the graph object: `/spec/services/<name>`
+   * (v1alpha1), or its index in `/spec/components` (v1beta1). @internal
+   */
+  public _nextServicePath(name: string): string {
+    return this.release.apiVersion === 'nvidia.com/v1beta1' ? `/spec/components/${this.components.length}` : `/spec/services/${name}`;
   }
 
   /** @internal */

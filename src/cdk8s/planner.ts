@@ -1,6 +1,7 @@
-import { ApiObject } from 'cdk8s';
+import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
-import { PlannerOptions } from '../core';
+import { PlannerOptions, plannerConfigMapName } from '../core';
+import { RenderedApiObject } from './api-object';
 import { DynamoGraph } from './graph';
 
 export interface PlannerProps extends PlannerOptions {}
@@ -11,19 +12,35 @@ export interface PlannerProps extends PlannerOptions {}
  * `maxGpuBudget`. The construct id is the service name, conventionally `Planner`.
  */
 export class Planner extends Construct {
-  /** The service name: the key under `spec.services`. */
+  /** The service name (`spec.services` key, or `spec.components[].name` on v1beta1). */
   public readonly serviceName: string;
   /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
   public readonly servicePath: string;
-  /** The service lives in the graph's object (`graph.apiObject`); it creates no objects of its own. */
+  /** Objects the planner adds beside the graph: on Dynamo 1.x, the ConfigMap of its PlannerConfig. */
   public readonly apiObjects: ApiObject[] = [];
 
   constructor(graph: DynamoGraph, id: string, props: PlannerProps) {
     super(graph, id);
     this.serviceName = id;
-    this.servicePath = `/spec/services/${id}`;
+    this.servicePath = graph._nextServicePath(id);
     const component = { kind: 'planner' as const, name: id, path: graph._optionPaths.get(id) ?? id, options: props };
     graph._checkComponent(component, props);
-    graph._addComponent(component);
+    if (graph.release.planner.config) {
+      const name = plannerConfigMapName(graph.name, id);
+      this.apiObjects.push(
+        new RenderedApiObject(
+          this,
+          'Config',
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name, namespace: graph.namespace },
+            data: Lazy.any({ produce: () => graph.render().configMaps.find((c) => c.metadata.name === name)!.data }),
+          },
+          () => graph.render(),
+        ),
+      );
+    }
+    graph._addComponent(component, this.apiObjects);
   }
 }

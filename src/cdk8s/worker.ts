@@ -8,7 +8,7 @@ export interface WorkerProps extends WorkerOptions {}
 
 /** A pool of GPU workers of one role. The construct id is the service name unless `serviceName` is set. */
 abstract class WorkerBase extends Construct {
-  /** The service name: the key under `spec.services`. */
+  /** The service name (`spec.services` key, or `spec.components[].name` on v1beta1). */
   public readonly serviceName: string;
   /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
   public readonly servicePath: string;
@@ -18,7 +18,7 @@ abstract class WorkerBase extends Construct {
   protected constructor(graph: DynamoGraph, id: string, role: WorkerRole, props: WorkerProps) {
     super(graph, id);
     this.serviceName = props.serviceName ?? id;
-    this.servicePath = `/spec/services/${this.serviceName}`;
+    this.servicePath = graph._nextServicePath(this.serviceName);
     const component = { kind: 'worker' as const, role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options: props };
     graph._checkComponent(component, props);
 

@@ -133,9 +133,13 @@ function schemaError(e: { instancePath: string; keyword: string; message?: strin
   return { pointer: e.instancePath, message: e.message ?? `fails ${e.keyword}` };
 }
 
-/** Validates objects of the kinds of a set of CRDs. */
+/**
+ * Validates objects of the kinds of a set of CRDs. Several CRDs of one kind (two
+ * releases') may be given: an object is validated against the first that serves
+ * its API version.
+ */
 export class CrdValidator {
-  private readonly crds = new Map<string, CrdSchemas>();
+  private readonly crds = new Map<string, CrdSchemas[]>();
   private readonly compiled = new Map<string, ValidateFunction>();
   private ajv: any;
 
@@ -144,7 +148,7 @@ export class CrdValidator {
    * @param options `strictMetadata`: refuse metadata fields other than name, namespace, labels and annotations
    */
   constructor(crds: readonly CrdSchemas[], private readonly options: { readonly strictMetadata?: boolean } = {}) {
-    for (const c of crds) this.crds.set(c.kind, c);
+    for (const c of crds) this.crds.set(c.kind, [...(this.crds.get(c.kind) ?? []), c]);
   }
 
   /** Whether a CRD of this kind is known. */
@@ -154,8 +158,7 @@ export class CrdValidator {
 
   /** The versions known for a kind, as `group/version`. */
   public apiVersions(kind: string): string[] {
-    const c = this.crds.get(kind);
-    return c ? Object.keys(c.versions).map((v) => `${c.group}/${v}`) : [];
+    return [...new Set((this.crds.get(kind) ?? []).flatMap((c) => Object.keys(c.versions).map((v) => `${c.group}/${v}`)))];
   }
 
   /**
@@ -174,9 +177,9 @@ export class CrdValidator {
     const key = `${kind}@${apiVersion}`;
     const cached = this.compiled.get(key);
     if (cached) return cached;
-    const crd = this.crds.get(kind);
     const [group, version] = apiVersion.split('/');
-    if (!crd || group !== crd.group || !crd.versions[version]) return undefined;
+    const crd = (this.crds.get(kind) ?? []).find((c) => c.group === group && c.versions[version] !== undefined);
+    if (!crd) return undefined;
     const schema = structural(crd.versions[version]);
     schema.properties = { ...schema.properties, metadata: this.options.strictMetadata ? { ...OBJECT_META, additionalProperties: false } : OBJECT_META };
     const validate = this.getAjv().compile(schema) as ValidateFunction;

@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import { checkClaimManifest, checkGraphManifest, checkRequestManifest, Finding, graphModel, indexObjects, manifestPath, RuleId, Severity } from '../core';
+import { checkClaimManifest, checkGraphManifest, checkRequestManifest, DynamoRelease, Finding, indexObjects, manifestModel, manifestPath, RuleId, Severity } from '../core';
 import { CrdValidator } from './crd-schema';
 
 /**
@@ -16,6 +16,11 @@ export interface LintOptions {
   readonly crds: CrdValidator;
   /** Report warnings as errors. */
   readonly strict?: boolean;
+  /**
+   * Check every manifest as this Dynamo release will run it (an upgrade target).
+   * @default - the release each manifest's images name
+   */
+  readonly release?: DynamoRelease;
   /**
    * Validates a core Kubernetes object: its problems, or undefined when the
    * kind is unknown. Defaults to `kubernetes-models` when installed.
@@ -187,7 +192,7 @@ export function lintSources(sources: readonly LintSource[], options: LintOptions
         });
         continue;
       }
-      const found = kind === 'DynamoGraphDeployment' ? checkGraphManifest(d.object, objects) : checkRequestManifest(d.object);
+      const found = kind === 'DynamoGraphDeployment' ? checkGraphManifest(d.object, objects, { release: options.release }) : checkRequestManifest(d.object, { release: options.release });
       // where a rule finds a field wrong, its message says more than the schema's
       const ruled = new Set(found.filter((f) => f.severity === 'error').map(manifestPath));
       for (const e of schemaErrors) {
@@ -196,7 +201,7 @@ export function lintSources(sources: readonly LintSource[], options: LintOptions
       }
       addFindings(found);
       if (kind === 'DynamoGraphDeployment') {
-        for (const s of graphModel(d.object, index).services) {
+        for (const s of manifestModel(d.object, index, { release: options.release }).services) {
           if (s.engine === 'trtllm' && s.launch.flags.has('--extra-engine-args') && !s.engineConfig) {
             notes.push({
               file: d.file,

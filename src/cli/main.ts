@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import * as fs from 'fs';
 import * as path from 'path';
+import { Diagnostics, DynamoRelease, lookupRelease } from '../core';
 import { CrdFileError, CrdSchemas, CrdValidator, loadCrds } from './crd-schema';
 import { formatJson, formatText, lintSources, LintSource } from './lint';
 
@@ -18,6 +19,12 @@ Options:
   --format <fmt>    text (default: one line per finding) or json
   --crds <path>     CRD file or directory to validate against (repeatable);
                     default: the Dynamo CRDs bundled with this package
+                    (0.9's v1alpha1 and 1.6's v1beta1)
+  --dynamo-version <version>
+                    check the manifests as the Dynamo release they will run
+                    (e.g. 1.6.1 before an upgrade): flags, variables and fields
+                    it removed or deprecates are reported; default: the
+                    release each manifest's images name
   -h, --help        show this help
 
 Directories are searched for *.yaml and *.yml files; - reads standard input.
@@ -37,6 +44,7 @@ interface Args {
   readonly strict: boolean;
   readonly format: 'text' | 'json';
   readonly crds: string[];
+  readonly dynamoVersion?: string;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -44,6 +52,7 @@ function parseArgs(argv: readonly string[]): Args {
   const crds: string[] = [];
   let strict = false;
   let format: 'text' | 'json' = 'text';
+  let dynamoVersion: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -57,11 +66,12 @@ function parseArgs(argv: readonly string[]): Args {
       if (f !== 'text' && f !== 'json') throw new UsageError(`--format must be text or json, got ${JSON.stringify(f)}`);
       format = f;
     } else if (a === '--crds' || a.startsWith('--crds=')) crds.push(value());
+    else if (a === '--dynamo-version' || a.startsWith('--dynamo-version=')) dynamoVersion = value();
     else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
     else files.push(a);
   }
   if (files.length === 0) throw new UsageError('no files given');
-  return { files, strict, format, crds };
+  return { files, strict, format, crds, dynamoVersion };
 }
 
 function yamlFilesIn(dir: string): string[] {
@@ -88,6 +98,14 @@ function readSources(files: readonly string[], io: CliIo): LintSource[] {
   });
 }
 
+function releaseFor(version: string | undefined): DynamoRelease | undefined {
+  if (version === undefined) return undefined;
+  const d = new Diagnostics();
+  const release = lookupRelease(d, '--dynamo-version', version);
+  if (!release) throw new UsageError(d.errors[0].message);
+  return release;
+}
+
 function crdsFrom(paths: readonly string[]): CrdSchemas[] {
   if (paths.length === 0) {
     if (!fs.existsSync(BUNDLED_CRDS)) throw new UsageError('this build bundles no Dynamo CRDs; pass them with --crds <file|directory>');
@@ -111,9 +129,12 @@ function crdsFrom(paths: readonly string[]): CrdSchemas[] {
  * Build step: bundles the CRDs of `source` (a file or directory) with the
  * compiled command, where it finds them when no --crds is given.
  */
-export function bundleCrds(source: string): void {
-  const crds = loadCrds(source);
-  if (crds.length === 0) throw new Error(`no CustomResourceDefinition found in ${source}`);
+export function bundleCrds(...sources: string[]): void {
+  const crds = sources.flatMap((source) => {
+    const found = loadCrds(source);
+    if (found.length === 0) throw new Error(`no CustomResourceDefinition found in ${source}`);
+    return found;
+  });
   fs.writeFileSync(BUNDLED_CRDS, JSON.stringify(crds));
 }
 
@@ -134,7 +155,7 @@ export function run(argv: readonly string[], io: CliIo): number {
   try {
     const args = parseArgs(argv.slice(1));
     const crds = new CrdValidator(crdsFrom(args.crds));
-    const result = lintSources(readSources(args.files, io), { crds, strict: args.strict });
+    const result = lintSources(readSources(args.files, io), { crds, strict: args.strict, release: releaseFor(args.dynamoVersion) });
     io.stdout(args.format === 'json' ? formatJson(result) : formatText(result));
     if (args.format === 'text') {
       for (const n of result.notes) io.stderr(`${n.file}: note: ${n.message}\n`);

@@ -8,6 +8,7 @@ import { checkDnsLabel, checkDnsSubdomain, checkKnownKeys, checkString, isPlainO
 import { Diagnostics, show, validate } from './errors';
 import { GRAFANA_DASHBOARD_LABEL, GRAFANA_DASHBOARD_LABEL_VALUE } from './prometheus-stack';
 import { checkSlaTargets, SlaTargets } from './sla-targets';
+import { DEFAULT_DYNAMO_VERSION, lookupRelease, ReleaseMetrics, releaseOf } from './versions';
 
 /** A Grafana dashboard model (the JSON the grafana-foundation-sdk builds). */
 export type Dashboard = dashboardTypes.Dashboard;
@@ -45,19 +46,31 @@ export interface PlannerDashboardOptions {
    * @default - no threshold lines
    */
   readonly sla?: SlaTargets;
+  /**
+   * The Dynamo release whose planner the dashboard reads: each release line names
+   * its planner metrics differently (`planner:*` in 0.8/0.9, `dynamo_planner_*` in 1.x).
+   * @default DEFAULT_DYNAMO_VERSION
+   */
+  readonly dynamoVersion?: string;
 }
 
 export interface ServingDashboardOptions {
   /** The SLA targets, drawn as thresholds on the TTFT and ITL panels. */
   readonly sla: SlaTargets;
+  /**
+   * The Dynamo release whose metrics the dashboard reads (the workers' KV cache gauges
+   * differ per release line; 0.9 publishes none, so its dashboard has no KV panels).
+   * @default DEFAULT_DYNAMO_VERSION
+   */
+  readonly dynamoVersion?: string;
   /** @default 'Dynamo Serving' */
   readonly title?: string;
   /** @default 'dynamo-constructs-serving' */
   readonly uid?: string;
 }
 
-const PLANNER_KEYS = optionKeys<PlannerDashboardOptions>()('title', 'uid', 'sla');
-const SERVING_KEYS = optionKeys<ServingDashboardOptions>()('title', 'uid', 'sla');
+const PLANNER_KEYS = optionKeys<PlannerDashboardOptions>()('title', 'uid', 'sla', 'dynamoVersion');
+const SERVING_KEYS = optionKeys<ServingDashboardOptions>()('title', 'uid', 'sla', 'dynamoVersion');
 
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 /** The Prometheus label the planner's and the frontend's metrics are filtered by. */
@@ -147,6 +160,11 @@ function checkDashboardOptions(d: Diagnostics, o: unknown, keys: readonly string
     d.error('uid', `must be at most 40 letters, digits, '-' or '_' (Grafana's limit), got ${show(o.uid)}`, 'value-format');
   }
   if (o.sla !== undefined || slaRequired) checkSlaTargets(d, 'sla', o.sla);
+  if (o.dynamoVersion !== undefined) lookupRelease(d, 'dynamoVersion', o.dynamoVersion as string);
+}
+
+function metricsOf(o: { readonly dynamoVersion?: string } | undefined): ReleaseMetrics {
+  return releaseOf(o?.dynamoVersion ?? DEFAULT_DYNAMO_VERSION).metrics;
 }
 
 /** Dashboards as code, built with grafana-foundation-sdk; every query uses Dynamo's metric names. */
@@ -154,8 +172,10 @@ export class Dashboards {
   /**
    * The SLA planner (guide 1 step 12): prefill and decode worker counts,
    * cumulative GPU-hours, observed request rate, TTFT, ITL, ISL and OSL against
-   * the planner's predictions, predicted replicas, correction factors and a
-   * timeline of scaling decisions; filtered by the `namespace` variable.
+   * the planner's predictions, predicted replicas, a timeline of scaling decisions,
+   * and the planner's own check of its model: correction factors (0.8/0.9) or the
+   * latency it estimates at the chosen replicas (1.x); filtered by the `namespace`
+   * variable. The metric names are those of `dynamoVersion`'s planner.
    */
   public static planner(options: PlannerDashboardOptions = {}): Dashboard {
     validate((d) => checkDashboardOptions(d, options, PLANNER_KEYS, false));
@@ -163,69 +183,77 @@ export class Dashboards {
     const p = new Panels(s);
     const m = (metric: string) => `${metric}{${NS}}`;
     const sla = options.sla;
+    const names = metricsOf(options).planner;
     const b = base(s, options.title ?? 'Dynamo SLA Planner', options.uid ?? 'dynamo-constructs-planner', ['planner']);
-    (b as unknown as { internal: Dashboard }).internal.templating!.list![1].query = 'label_values(dynamo_planner_num_prefill_workers, namespace)';
+    (b as unknown as { internal: Dashboard }).internal.templating!.list![1].query = `label_values(${names.prefillWorkers}, namespace)`;
+    const latency = (observed: string, estimated: string | undefined): [string, string][] => [
+      [m(observed), 'observed'],
+      ...(estimated !== undefined ? ([[m(estimated), 'estimated at the chosen replicas']] as [string, string][]) : []),
+    ];
     b
       .withRow(new s.dashboard.RowBuilder('Workers and cost'))
       .withPanel(
         p.timeseries('Worker counts', 'Prefill and decode workers the planner runs', 'short', [
-          [m('dynamo_planner_num_prefill_workers'), 'prefill'],
-          [m('dynamo_planner_num_decode_workers'), 'decode'],
+          [m(names.prefillWorkers), 'prefill'],
+          [m(names.decodeWorkers), 'decode'],
         ]),
       )
-      .withPanel(p.stat('GPU-hours', 'Cumulative GPU-hours the planner has used', 'short', `max(${m('dynamo_planner_gpu_hours')})`, 'GPU-hours'))
+      .withPanel(p.stat('GPU-hours', 'Cumulative GPU-hours the planner has used', 'short', `max(${m(names.gpuHours)})`, 'GPU-hours'))
       .withPanel(
         p.timeline('Scaling decisions', 'Worker counts over time: each change is a scaling decision', [
-          [m('dynamo_planner_num_prefill_workers'), 'prefill workers'],
-          [m('dynamo_planner_num_decode_workers'), 'decode workers'],
+          [m(names.prefillWorkers), 'prefill workers'],
+          [m(names.decodeWorkers), 'decode workers'],
         ]),
       )
       .withRow(new s.dashboard.RowBuilder('Observed load and latency'))
       .withPanel(
         p.timeseries('Request rate: observed vs. predicted', 'Requests per second the planner observed, and what it predicted for the interval', 'reqps', [
-          [m('dynamo_planner_observed_requests_per_second'), 'observed'],
-          [m('dynamo_planner_predicted_requests_per_second'), 'predicted'],
+          [m(names.observedRequestRate), 'observed'],
+          [m(names.predictedRequestRate), 'predicted'],
         ]),
       )
-      .withPanel(p.timeseries('TTFT (observed)', 'Time to first token the planner observed', 'ms', [[m('dynamo_planner_observed_ttft_ms'), 'TTFT']], sla?.ttftMs))
-      .withPanel(p.timeseries('ITL (observed)', 'Inter-token latency the planner observed', 'ms', [[m('dynamo_planner_observed_itl_ms'), 'ITL']], sla?.itlMs))
+      .withPanel(p.timeseries('TTFT', 'Time to first token the planner observed', 'ms', latency(names.observedTtftMs, names.estimatedLatency?.ttftMs), sla?.ttftMs))
+      .withPanel(p.timeseries('ITL', 'Inter-token latency the planner observed', 'ms', latency(names.observedItlMs, names.estimatedLatency?.itlMs), sla?.itlMs))
       .withPanel(
-        p.timeseries('Request duration (observed)', 'Mean request duration the planner observed', 's', [[m('dynamo_planner_observed_request_duration_seconds'), 'duration']]),
+        p.timeseries('Request duration (observed)', 'Mean request duration the planner observed', 's', [[m(names.observedRequestDurationSeconds), 'duration']]),
       )
       .withPanel(
         p.timeseries('ISL: observed vs. predicted', 'Input sequence length in tokens', 'short', [
-          [m('dynamo_planner_observed_isl'), 'observed'],
-          [m('dynamo_planner_predicted_isl'), 'predicted'],
+          [m(names.observedIsl), 'observed'],
+          [m(names.predictedIsl), 'predicted'],
         ]),
       )
       .withPanel(
         p.timeseries('OSL: observed vs. predicted', 'Output sequence length in tokens', 'short', [
-          [m('dynamo_planner_observed_osl'), 'observed'],
-          [m('dynamo_planner_predicted_osl'), 'predicted'],
+          [m(names.observedOsl), 'observed'],
+          [m(names.predictedOsl), 'predicted'],
         ]),
       )
-      .withRow(new s.dashboard.RowBuilder('Predictions and corrections'))
+      .withRow(new s.dashboard.RowBuilder(names.correctionFactors ? 'Predictions and corrections' : 'Predictions'))
       .withPanel(
         p.timeseries('Predicted replicas vs. running workers', 'Replicas the planner computed for the predicted load, against the workers running', 'short', [
-          [m('dynamo_planner_predicted_num_prefill_replicas'), 'predicted prefill'],
-          [m('dynamo_planner_num_prefill_workers'), 'running prefill'],
-          [m('dynamo_planner_predicted_num_decode_replicas'), 'predicted decode'],
-          [m('dynamo_planner_num_decode_workers'), 'running decode'],
-        ]),
-      )
-      .withPanel(
-        p.timeseries('Correction factors', 'Observed over expected latency; 1 means the profile predicts the cluster well', 'short', [
-          [m('dynamo_planner_p_correction_factor'), 'prefill (TTFT)'],
-          [m('dynamo_planner_d_correction_factor'), 'decode (ITL)'],
+          [m(names.predictedPrefillReplicas), 'predicted prefill'],
+          [m(names.prefillWorkers), 'running prefill'],
+          [m(names.predictedDecodeReplicas), 'predicted decode'],
+          [m(names.decodeWorkers), 'running decode'],
         ]),
       );
+    if (names.correctionFactors) {
+      b.withPanel(
+        p.timeseries('Correction factors', 'Observed over expected latency; 1 means the profile predicts the cluster well', 'short', [
+          [m(names.correctionFactors.prefill), 'prefill (TTFT)'],
+          [m(names.correctionFactors.decode), 'decode (ITL)'],
+        ]),
+      );
+    }
     return plain(b.build());
   }
 
   /**
    * Serving as users see it: frontend request rate, p50/p95/p99 TTFT and ITL
    * with the SLA targets drawn as thresholds, ISL/OSL, in-flight and queued
-   * requests, per-worker KV cache usage and prefix hit rate, and errors.
+   * requests, errors, and per-worker KV cache usage and prefix hit rate where the
+   * release publishes them (0.8 and 1.x).
    */
   public static serving(options: ServingDashboardOptions): Dashboard {
     validate((d) => checkDashboardOptions(d, options, SERVING_KEYS, true));
@@ -234,6 +262,7 @@ export class Dashboards {
     const rate = (metric: string, filter = MODEL) => `rate(${metric}{${filter}}[$__rate_interval])`;
     const quantile = (q: number, metric: string) => `histogram_quantile(${q}, sum by (le) (${rate(`${metric}_bucket`)}))`;
     const mean = (metric: string) => `sum(${rate(`${metric}_sum`)}) / sum(${rate(`${metric}_count`)})`;
+    const kvCache = metricsOf(options).kvCache;
     const b = base(s, options.title ?? 'Dynamo Serving', options.uid ?? 'dynamo-constructs-serving', ['serving']);
     const internal = (b as unknown as { internal: Dashboard }).internal;
     internal.templating!.list![1].query = 'label_values(dynamo_frontend_requests_total, namespace)';
@@ -273,10 +302,12 @@ export class Dashboards {
           [`sum(dynamo_frontend_inflight_requests{${MODEL}})`, 'in flight'],
           [`sum(dynamo_frontend_queued_requests{${MODEL}})`, 'queued'],
         ]),
-      )
-      .withRow(new s.dashboard.RowBuilder('Workers'))
-      .withPanel(p.timeseries('KV cache usage', 'GPU KV cache usage per worker', 'percentunit', [[`max by (pod) (dynamo_component_kvstats_gpu_cache_usage_percent{${NS}})`, '{{pod}}']]))
-      .withPanel(p.timeseries('Prefix cache hit rate', 'Share of prompt tokens served from cached KV blocks, per worker', 'percentunit', [[`max by (pod) (dynamo_component_kvstats_gpu_prefix_cache_hit_rate{${NS}})`, '{{pod}}']]));
+      );
+    if (kvCache) {
+      b.withRow(new s.dashboard.RowBuilder('Workers'))
+        .withPanel(p.timeseries('KV cache usage', 'GPU KV cache usage per worker', 'percentunit', [[`max by (pod) (${kvCache.usage}{${NS}})`, '{{pod}}']]))
+        .withPanel(p.timeseries('Prefix cache hit rate', 'Share of prompt tokens served from cached KV blocks, per worker', 'percentunit', [[`max by (pod) (${kvCache.prefixHitRate}{${NS}})`, '{{pod}}']]));
+    }
     return plain(b.build());
   }
 }

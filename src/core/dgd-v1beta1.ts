@@ -81,16 +81,19 @@ function component(name: string, s: DgdService, claims: ReadonlySet<string>, o: 
     volumeMounts: [...cacheMounts.map((m) => ({ name: MODEL_CACHE_VOLUME, mountPath: m.mountPoint })), ...((mainMounts as Obj[] | undefined) ?? [])],
   });
   const cacheVolumes = cacheMounts.map((m) => ({ name: MODEL_CACHE_VOLUME, persistentVolumeClaim: { claimName: m.name } }));
-  return prune({
+  const written = prune({
     name,
     type: componentType(s),
     replicas: s.replicas,
-    scalingAdapter: s.scalingAdapter ? {} : undefined,
     multinode: s.multinode,
     sharedMemorySize: s.sharedMemory?.disabled ? '0' : s.sharedMemory?.size,
     runtimeVersionOverride: runtimeVersionOverride(main.image, o.runtimeVersion),
     podTemplate: { spec: { ...podRest, volumes: [...cacheVolumes, ...((volumes as Obj[] | undefined) ?? [])], containers: [container] } },
   });
+  // the marker is an empty object: its presence opts the component into a scaling adapter
+  if (!s.scalingAdapter) return written;
+  const { name: n, type, replicas, ...rest } = written;
+  return { name: n, type, ...(replicas !== undefined ? { replicas } : {}), scalingAdapter: {}, ...rest };
 }
 
 /** Writes a normalized graph as a v1beta1 DynamoGraphDeployment. */
@@ -102,11 +105,11 @@ export function writeV1beta1(graph: KubeObject, o: V1beta1Options = {}): KubeObj
     apiVersion: 'nvidia.com/v1beta1',
     kind: 'DynamoGraphDeployment',
     metadata: graph.metadata,
-    spec: prune({
-      backendFramework: spec.backendFramework,
-      env: spec.envs,
-      components: services.map(([name, s]) => component(name, s, claims, o)),
-    }),
+    // components are pruned as they are written (keeping the empty scalingAdapter marker)
+    spec: {
+      ...prune({ backendFramework: spec.backendFramework, env: spec.envs }),
+      ...(services.length > 0 ? { components: services.map(([name, s]) => component(name, s, claims, o)) } : {}),
+    },
   };
 }
 
@@ -141,6 +144,8 @@ export function readV1beta1(graph: Readonly<Record<string, unknown>>): Obj {
       componentType: type === 'prefill' || type === 'decode' ? 'worker' : type,
       subComponentType: type === 'prefill' || type === 'decode' ? type : undefined,
       replicas: c.replicas,
+      // not a v1alpha1 field: kept for the rules, which read the release from it
+      runtimeVersionOverride: c.runtimeVersionOverride,
       scalingAdapter: isPlainObject(c.scalingAdapter) ? true : undefined,
       resources: { requests: compute(requests), limits: { ...(gpu !== undefined ? { gpu } : {}), ...compute(limits) } },
       sharedMemory: shm === undefined ? undefined : String(shm) === '0' ? { disabled: true } : { size: String(shm) },

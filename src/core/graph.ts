@@ -326,7 +326,7 @@ export function checkGraphWithDraft(d: Diagnostics, spec: GraphSpec, options: Re
     () => {
       if (!release || !named) return undefined;
       const draft = buildGraph(new Diagnostics(), spec, release);
-      return checkGraphManifest(draft.graph, draft.configMaps);
+      return checkGraphManifest(draft.graph, draft.configMaps, { release, apiVersion: release.apiVersion });
     },
     optionLocator(spec),
     spec.components.map((c) => c.path),
@@ -342,7 +342,7 @@ export function renderGraph(spec: GraphSpec, options: RenderOptions = {}): Rende
   const { graph, configMaps, ctx } = buildGraph(d, spec, release!);
   d.throwIfErrors();
   // the rules `dynamo-constructs lint` runs, on what would be deployed (normalized), reported at the options
-  reportFindings(d, checkGraphManifest(graph, configMaps), optionLocator(spec));
+  reportFindings(d, checkGraphManifest(graph, configMaps, { release: release!, apiVersion: release!.apiVersion }), optionLocator(spec));
   d.throwIfErrors();
   return { graph: writeGraph(graph, ctx), configMaps, warnings: dedupe(d.warnings) };
 }

@@ -5,6 +5,7 @@ import { GraphSpec } from './graph';
 import { KubeObject } from './k8s';
 import type { PlannerOptions } from './planner';
 import { checkSlaTargets, SlaTargets } from './sla-targets';
+import { dynamoVersionOf } from './versions';
 
 /**
  * A graph as monitoring sees it: where its pods run and how they are named.
@@ -19,6 +20,8 @@ export interface ObservedGraph {
   readonly plannerService?: string;
   /** The SLA the graph is planned for (planner targets or an SLA request), when it has one. */
   readonly sla?: SlaTargets;
+  /** The Dynamo release the graph runs, whose metric names dashboards query. */
+  readonly dynamoVersion: string;
 }
 
 /** Something to monitor: a deployment construct, a graph or an SLA-planned deployment. */
@@ -78,6 +81,7 @@ export function observedGraphOf(spec: GraphSpec): ObservedGraph {
     frontendService: frontend?.name ?? 'Frontend',
     plannerService: planner?.name,
     sla: typeof p?.ttftMs === 'number' && typeof p?.itlMs === 'number' ? { ttftMs: p.ttftMs, itlMs: p.itlMs } : undefined,
+    dynamoVersion: dynamoVersionOf(spec.options),
   };
 }
 
@@ -310,13 +314,13 @@ export function graphDashboards(g: ObservedGraph, sla: SlaTargets): { name: stri
   const out = [
     {
       name: `${g.graphName}-serving-dashboard`,
-      dashboard: Dashboards.serving({ sla, title: `Dynamo serving: ${g.graphName}`, uid: `dynamo-${id}-serving` }),
+      dashboard: Dashboards.serving({ sla, dynamoVersion: g.dynamoVersion, title: `Dynamo serving: ${g.graphName}`, uid: `dynamo-${id}-serving` }),
     },
   ];
   if (g.plannerService !== undefined) {
     out.push({
       name: `${g.graphName}-planner-dashboard`,
-      dashboard: Dashboards.planner({ sla, title: `Dynamo planner: ${g.graphName}`, uid: `dynamo-${id}-planner` }),
+      dashboard: Dashboards.planner({ sla, dynamoVersion: g.dynamoVersion, title: `Dynamo planner: ${g.graphName}`, uid: `dynamo-${id}-planner` }),
     });
   }
   return out;

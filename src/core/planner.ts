@@ -203,11 +203,16 @@ export function plannerConfig(o: PlannerOptions, release: DynamoRelease, fixed: 
   });
 }
 
+/** The ConfigMap holding a 1.x planner's PlannerConfig (`<graph>-<service>-config`). */
+export function plannerConfigMapName(graphName: string, serviceName: string): string {
+  return toKubeName(graphName, serviceName, 'config');
+}
+
 /** The planner service of a graph, and (Dynamo 1.x) the ConfigMap of its PlannerConfig. */
 export function renderPlanner(ctx: GraphContext, serviceName: string, o: PlannerOptions): { service: DgdService; configMap?: KubeObject } {
   const p = ctx.release.planner;
   const config = p.config;
-  const configMapName = config ? toKubeName(ctx.name, serviceName, 'config') : undefined;
+  const configMapName = config ? plannerConfigMapName(ctx.name, serviceName) : undefined;
   const configMap: KubeObject | undefined = config
     ? {
       apiVersion: 'v1',

@@ -20,7 +20,7 @@ import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './vers
 
 /** The bundled etcd, or an external one. */
 export interface PlatformEtcdOptions {
-  /** Install the bundled etcd. @default true (unless `address` is set) */
+  /** Install the bundled etcd. @default - true on 0.x (unless `address` is set); false on 1.x, which needs no etcd */
   readonly enabled?: boolean;
   /** Address of an external etcd, e.g. `http://etcd.infra:2379`. @default - the bundled one */
   readonly address?: string;
@@ -34,7 +34,10 @@ export interface PlatformEtcdOptions {
 
 /** The bundled NATS, or an external one. */
 export interface PlatformNatsOptions {
-  /** Install the bundled NATS. @default true (unless `address` is set) */
+  /**
+   * Install the bundled NATS. 1.x needs it only for a NATS request or event plane or durable KV events.
+   * @default - true on 0.x (unless `address` is set); false on 1.x
+   */
   readonly enabled?: boolean;
   /** Address of an external NATS, e.g. `nats://nats.infra:4222`. @default - the bundled one */
   readonly address?: string;
@@ -46,7 +49,11 @@ export interface PlatformNatsOptions {
 
 /** The operator's validating webhook. */
 export interface PlatformWebhookOptions {
-  /** Validate DGDs at admission (rejects bad specs at `kubectl apply`). @default true (chart) */
+  /**
+   * Validate DGDs at admission (rejects bad specs at `kubectl apply`). 0.x only: 1.x
+   * charts always run the webhook.
+   * @default true (chart)
+   */
   readonly enabled?: boolean;
   /** What the API server does when the webhook is down. @default 'Fail' (chart) */
   readonly failurePolicy?: 'Fail' | 'Ignore';
@@ -66,7 +73,11 @@ export interface PlatformIngressOptions {
   readonly hostSuffix?: string;
 }
 
-/** The Dynamo platform: CRDs and the operator with NATS, etcd, Grove and KAI scheduler (guide 1 step 5). */
+/**
+ * The Dynamo platform (guide 1 step 5): the operator with Grove and the KAI scheduler, and
+ * on 0.x the CRDs chart, etcd and NATS. The chart values follow the release: 1.x charts
+ * install bundled parts with `global.<part>.install` and need neither etcd nor NATS.
+ */
 export interface DynamoPlatformOptions {
   /**
    * Dynamo release: chart versions and the operator image tag.
@@ -85,8 +96,9 @@ export interface DynamoPlatformOptions {
   readonly releaseName?: string;
   /**
    * Install the `dynamo-crds` chart too (release `dynamo-crds` in `default`);
-   * false on a shared cluster where the CRDs exist.
-   * @default true
+   * false on a shared cluster where the CRDs exist. 0.x only: from 1.0 on the
+   * operator installs and upgrades the CRDs itself.
+   * @default - true on 0.x
    */
   readonly crds?: boolean;
   /**
@@ -122,7 +134,8 @@ export interface DynamoPlatformOptions {
   /** The operator's admission webhook. @default - the chart's (enabled, Fail) */
   readonly webhook?: PlatformWebhookOptions;
   /**
-   * Restrict the operator to one namespace instead of the whole cluster.
+   * Restrict the operator to one namespace instead of the whole cluster. Deprecated
+   * in 1.x, where it also stops the operator from upgrading CRDs (`upgradeCRD: false`).
    * @default - cluster-wide
    */
   readonly restrictToNamespace?: string;
@@ -180,7 +193,21 @@ export const PROMETHEUS_OPERATOR_API = 'monitoring.coreos.com/v1';
 
 export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): DynamoRelease | undefined {
   checkKnownKeys(d, '', o, KEYS);
-  const release = lookupRelease(d, 'version', dynamoVersionOf({ dynamoVersion: o.version }));
+  const version = dynamoVersionOf({ dynamoVersion: o.version });
+  const release = lookupRelease(d, 'version', version);
+  if (release && !release.platform.crdsChart && o.crds === true) {
+    d.error('crds', `is true, but Dynamo ${version} has no dynamo-crds chart: its operator installs and upgrades the CRDs; leave crds out`, 'unsupported-on-release');
+  }
+  if (release && !release.platform.webhookToggle && o.webhook?.enabled !== undefined) {
+    d.error('webhook.enabled', `is set, but Dynamo ${version}'s chart always runs the admission webhook (the switch was removed in 1.0); leave it out`, 'unsupported-on-release');
+  }
+  if (release?.platform.namespaceRestriction.deprecated && o.restrictToNamespace !== undefined) {
+    d.warn(
+      'restrictToNamespace',
+      `is deprecated in Dynamo ${release.line}.x, and a namespace-restricted operator does not upgrade CRDs (upgradeCRD: false is set): apply each release's CRDs yourself`,
+      'deprecated',
+    );
+  }
   checkDnsLabel(d, 'namespace', o.namespace);
   checkDnsLabel(d, 'releaseName', o.releaseName);
   for (const key of ['crds', 'grove', 'kaiScheduler', 'createNamespace', 'podMonitors'] as const) checkBoolean(d, key, o[key]);
@@ -219,8 +246,14 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
     checkBoolean(d, 'webhook.enabled', webhook.enabled);
     checkOneOf(d, 'webhook.failurePolicy', webhook.failurePolicy, ['Fail', 'Ignore']);
     checkBoolean(d, 'webhook.certManager', webhook.certManager);
-    if (webhook.enabled === false) {
+    if (webhook.enabled === false && release?.platform.webhookToggle !== false) {
       d.warn('webhook.enabled', 'is false: the operator no longer rejects invalid graphs at kubectl apply; they fail during reconciliation instead', 'webhook-disabled');
+    }
+  }
+  if (release && typeof o.natsReloaderTag === 'string') {
+    const natsInstalled = isPlainObject(o.nats) && o.nats.address !== undefined ? false : ((o.nats as PlatformNatsOptions | undefined)?.enabled ?? release.platform.etcdAndNatsByDefault);
+    if (!natsInstalled) {
+      d.error('natsReloaderTag', `is set, but the platform installs no NATS (Dynamo ${release.line}.x installs it only with nats: { enabled: true })`, 'option-conflict');
     }
   }
   checkDnsLabel(d, 'restrictToNamespace', o.restrictToNamespace);
@@ -254,28 +287,33 @@ export function dynamoPlatformValues(o: DynamoPlatformOptions): Record<string, u
   const set = (path: string, value: unknown) => {
     if (value !== undefined) setPath(values, path, value);
   };
+  const platform = release.platform;
+  const install = (part: keyof typeof platform.install, value: boolean | undefined) => {
+    for (const path of platform.install[part]) set(path, value);
+  };
   // the 0.9.0 chart defaults to an older operator image; always run the release's own
   set('dynamo-operator.controllerManager.manager.image.tag', version);
-  set('grove.enabled', o.grove ?? true);
-  set('kai-scheduler.enabled', o.kaiScheduler ?? true);
-  set('nats.reloader.image.tag', o.natsReloaderTag ?? release.platform.natsReloaderTag);
+  const grove = o.grove ?? true;
+  const kai = o.kaiScheduler ?? true;
+  install('grove', grove);
+  install('kaiScheduler', kai);
+  if (grove && kai && platform.groveWithKai) Object.assign(values, mergeValues(values, platform.groveWithKai as Record<string, unknown>));
+  const etcd = o.etcd ?? {};
+  const nats = o.nats ?? {};
+  const natsEnabled = nats.address !== undefined ? false : nats.enabled;
+  // a reloader tag matters only where NATS is installed
+  if (natsEnabled ?? platform.etcdAndNatsByDefault) set('nats.reloader.image.tag', o.natsReloaderTag ?? platform.natsReloaderTag);
   if (o.prometheus !== undefined) {
     const url = prometheusUrl(o.prometheus);
-    // the key guide 1 and Dynamo's install script set, and the one the operator chart documents
-    set('prometheusEndpoint', url);
-    set('dynamo-operator.dynamo.metrics.prometheusEndpoint', url);
+    for (const path of platform.prometheusEndpoint) set(path, url);
   }
   if (o.imagePullSecrets && o.imagePullSecrets.length > 0) set('dynamo-operator.imagePullSecrets', o.imagePullSecrets.map((s) => ({ name: nameOf(s) })));
-  const etcd = o.etcd ?? {};
-  set('etcd.enabled', etcd.address !== undefined ? false : etcd.enabled);
+  install('etcd', etcd.address !== undefined ? false : etcd.enabled);
   set('dynamo-operator.etcdAddr', etcd.address);
   set('etcd.persistence.storageClass', etcd.storageClass);
   set('etcd.persistence.size', etcd.size);
   set('etcd.replicaCount', etcd.replicas);
-  const nats = o.nats ?? {};
-  const natsEnabled = nats.address !== undefined ? false : nats.enabled;
-  set('nats.enabled', natsEnabled);
-  set('dynamo-operator.nats.enabled', natsEnabled);
+  install('nats', natsEnabled);
   set('dynamo-operator.natsAddr', nats.address);
   set('nats.config.jetstream.fileStore.pvc.storageClassName', nats.storageClass);
   set('nats.config.jetstream.fileStore.pvc.size', nats.storageSize);
@@ -285,6 +323,7 @@ export function dynamoPlatformValues(o: DynamoPlatformOptions): Record<string, u
   if (o.restrictToNamespace !== undefined) {
     set('dynamo-operator.namespaceRestriction.enabled', true);
     set('dynamo-operator.namespaceRestriction.targetNamespace', o.restrictToNamespace);
+    Object.assign(values, mergeValues(values, platform.namespaceRestriction.values as Record<string, unknown>));
   }
   set('dynamo-operator.dynamo.ingress.enabled', o.ingress?.enabled);
   set('dynamo-operator.dynamo.ingress.className', o.ingress?.className);
@@ -306,7 +345,8 @@ export function dynamoPlatformModel(o: DynamoPlatformOptions): DynamoPlatformMod
   const stack = typeof o.prometheus === 'object' && o.prometheus !== null && typeof (o.prometheus as Partial<IPrometheusRelease>).releaseName === 'string'
     ? (o.prometheus as unknown as IPrometheusRelease)
     : undefined;
-  const dependsOn = [...(o.crds === false ? [] : [DYNAMO_CRDS_RELEASE]), ...(stack ? [{ releaseName: stack.releaseName, namespace: stack.namespace }] : [])];
+  const withCrds = release.platform.crdsChart && o.crds !== false;
+  const dependsOn = [...(withCrds ? [DYNAMO_CRDS_RELEASE] : []), ...(stack ? [{ releaseName: stack.releaseName, namespace: stack.namespace }] : [])];
   const platform: HelmReleaseSpec = {
     releaseName: o.releaseName ?? 'dynamo-platform',
     namespace,
@@ -320,7 +360,7 @@ export function dynamoPlatformModel(o: DynamoPlatformOptions): DynamoPlatformMod
     version,
     namespace,
     values,
-    releases: o.crds === false ? [platform] : [crds, platform],
+    releases: withCrds ? [crds, platform] : [platform],
     podMonitors: o.podMonitors ? renderPodMonitors({ namespace }, stack) : [],
   };
 }

@@ -445,6 +445,7 @@ export function slaPlannedObservedGraph(name: string, namespace: string | undefi
     frontendService: 'Frontend',
     plannerService: 'Planner',
     sla: { ttftMs: o.sla.ttftMs, itlMs: o.sla.itlMs },
+    dynamoVersion: dynamoVersionOf(o),
   };
 }
 

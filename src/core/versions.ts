@@ -12,8 +12,8 @@ export type LoadPredictorKind = 'constant' | 'arima' | 'kalman' | 'prophet';
  * and ../shared/dynamo/reference.md.
  */
 
-/** The Dynamo release the deployment guides were written for. */
-export const DEFAULT_DYNAMO_VERSION = '0.9.0';
+/** The Dynamo release the library targets by default: the current one. */
+export const DEFAULT_DYNAMO_VERSION = '1.6.1';
 
 export type BackendName = 'vllm' | 'sglang' | 'trtllm';
 
@@ -79,6 +79,59 @@ export interface PlannerRelease {
   };
 }
 
+/** The dynamo-platform chart (and the 0.x dynamo-crds chart) of a release. */
+export interface PlatformRelease {
+  readonly chartRepo: string;
+  /** NATS config reloader image tag to install (the chart's own default is stale); undefined keeps the chart's. */
+  readonly natsReloaderTag?: string;
+  /** The CRDs come in their own `dynamo-crds` chart (0.x); false: the operator installs them (1.x). */
+  readonly crdsChart: boolean;
+  /** The value paths that install each bundled part (each set to the same boolean). */
+  readonly install: { readonly etcd: readonly string[]; readonly nats: readonly string[]; readonly grove: readonly string[]; readonly kaiScheduler: readonly string[] };
+  /** Whether the chart bundles etcd and NATS unless told not to (0.x); 1.x needs neither and installs them only when asked. */
+  readonly etcdAndNatsByDefault: boolean;
+  /** The value paths that tell the operator (and the planner) where Prometheus is. */
+  readonly prometheusEndpoint: readonly string[];
+  /** Whether the operator's admission webhook can be switched off (`webhook.enabled`, removed in 1.0). */
+  readonly webhookToggle: boolean;
+  /** Values the chart needs when it installs Grove and KAI together. */
+  readonly groveWithKai?: Readonly<Record<string, unknown>>;
+  /** Namespace-restricted operators need the operator to leave CRDs alone (1.x), and are deprecated there. */
+  readonly namespaceRestriction: { readonly values: Readonly<Record<string, unknown>>; readonly deprecated: boolean };
+}
+
+/**
+ * Names of the metrics the SLA planner publishes on its metrics port. Each release line
+ * registers its own set (`planner:*` in 0.8/0.9, `dynamo_planner_*` from 1.0 on).
+ */
+export interface PlannerMetricNames {
+  readonly prefillWorkers: string;
+  readonly decodeWorkers: string;
+  readonly gpuHours: string;
+  readonly observedRequestRate: string;
+  readonly predictedRequestRate: string;
+  readonly observedTtftMs: string;
+  readonly observedItlMs: string;
+  readonly observedRequestDurationSeconds: string;
+  readonly observedIsl: string;
+  readonly predictedIsl: string;
+  readonly observedOsl: string;
+  readonly predictedOsl: string;
+  readonly predictedPrefillReplicas: string;
+  readonly predictedDecodeReplicas: string;
+  /** Observed over expected latency (0.8/0.9); undefined where the planner has none. */
+  readonly correctionFactors?: { readonly prefill: string; readonly decode: string };
+  /** The latency the planner's regression expects at the chosen replicas (1.x). */
+  readonly estimatedLatency?: { readonly ttftMs: string; readonly itlMs: string };
+}
+
+/** The metrics dashboards and alerts query, as the release's own code names them. */
+export interface ReleaseMetrics {
+  readonly planner: PlannerMetricNames;
+  /** Per-worker KV cache gauges (0 to 1); undefined where Dynamo publishes none of its own (0.9). */
+  readonly kvCache?: { readonly usage: string; readonly prefixHitRate: string };
+}
+
 export interface DynamoRelease {
   /** Release line, `major.minor`. */
   readonly line: string;
@@ -121,14 +174,12 @@ export interface DynamoRelease {
   };
   /** Metadata annotation selecting Grove's update strategy, where the release reads one (1.6). */
   readonly updateStrategyAnnotation?: string;
-  /** The dynamo-crds and dynamo-platform Helm charts of the release. */
-  readonly platform: {
-    readonly chartRepo: string;
-    /** NATS config reloader image tag to install (the chart's own default is stale); undefined keeps the chart's. */
-    readonly natsReloaderTag?: string;
-  };
+  /** The platform Helm charts of the release, and the values that switch their parts on. */
+  readonly platform: PlatformRelease;
   /** The SLA planner. */
   readonly planner: PlannerRelease;
+  /** Metric names. */
+  readonly metrics: ReleaseMetrics;
 }
 
 /** vLLM 0.12-0.14 and SGLang 0.5.6-0.5.8 take the same values. */
@@ -204,6 +255,69 @@ const PLANNER_1_X: PlannerRelease = {
   loadPredictors: { kinds: ['constant', 'arima', 'kalman', 'prophet'], log1p: true, windowSizeFlag: '--prophet-window-size' },
 };
 
+// dynamo-platform 0.8/0.9: subcharts switched by `<name>.enabled`, CRDs from dynamo-crds
+const PLATFORM_0_X: PlatformRelease = {
+  chartRepo: CHART_REPO,
+  crdsChart: true,
+  install: { etcd: ['etcd.enabled'], nats: ['nats.enabled', 'dynamo-operator.nats.enabled'], grove: ['grove.enabled'], kaiScheduler: ['kai-scheduler.enabled'] },
+  etcdAndNatsByDefault: true,
+  // the key guide 1 and Dynamo's install script set, and the one the operator chart documents
+  prometheusEndpoint: ['prometheusEndpoint', 'dynamo-operator.dynamo.metrics.prometheusEndpoint'],
+  webhookToggle: true,
+  namespaceRestriction: { values: {}, deprecated: false },
+};
+
+// dynamo-platform 1.4-1.6 (reference-1x.md section 5): `global.<name>.install`, all off by default;
+// the operator installs and upgrades the CRDs
+const PLATFORM_1_X: PlatformRelease = {
+  chartRepo: CHART_REPO,
+  crdsChart: false,
+  install: { etcd: ['global.etcd.install'], nats: ['global.nats.install'], grove: ['global.grove.install'], kaiScheduler: ['global.kai-scheduler.install'] },
+  etcdAndNatsByDefault: false,
+  prometheusEndpoint: ['dynamo-operator.dynamo.metrics.prometheusEndpoint'],
+  webhookToggle: false,
+  groveWithKai: { 'kai-scheduler': { scheduler: { args: { 'default-staleness-grace-period': '-1s' } } } },
+  namespaceRestriction: { values: { 'dynamo-operator': { upgradeCRD: false } }, deprecated: true },
+};
+
+// PlannerPrometheusMetrics of planner/utils/planner_core.py (0.8, 0.9), default prefix `planner`
+const PLANNER_METRICS_0_X: PlannerMetricNames = {
+  prefillWorkers: 'planner:num_p_workers',
+  decodeWorkers: 'planner:num_d_workers',
+  gpuHours: 'planner:gpu_hours',
+  observedRequestRate: 'planner:observed_request_rate',
+  predictedRequestRate: 'planner:predicted_request_rate',
+  observedTtftMs: 'planner:observed_ttft',
+  observedItlMs: 'planner:observed_itl',
+  observedRequestDurationSeconds: 'planner:observed_request_duration',
+  observedIsl: 'planner:observed_isl',
+  predictedIsl: 'planner:predicted_isl',
+  observedOsl: 'planner:observed_osl',
+  predictedOsl: 'planner:predicted_osl',
+  predictedPrefillReplicas: 'planner:predicted_num_p',
+  predictedDecodeReplicas: 'planner:predicted_num_d',
+  correctionFactors: { prefill: 'planner:p_correction_factor', decode: 'planner:d_correction_factor' },
+};
+
+// PlannerPrometheusMetrics of planner/monitoring/planner_metrics.py (1.4-1.6)
+const PLANNER_METRICS_1_X: PlannerMetricNames = {
+  prefillWorkers: 'dynamo_planner_num_prefill_replicas',
+  decodeWorkers: 'dynamo_planner_num_decode_replicas',
+  gpuHours: 'dynamo_planner_gpu_hours',
+  observedRequestRate: 'dynamo_planner_observed_requests_per_second',
+  predictedRequestRate: 'dynamo_planner_predicted_requests_per_second',
+  observedTtftMs: 'dynamo_planner_observed_ttft_ms',
+  observedItlMs: 'dynamo_planner_observed_itl_ms',
+  observedRequestDurationSeconds: 'dynamo_planner_observed_request_duration_seconds',
+  observedIsl: 'dynamo_planner_observed_input_sequence_tokens',
+  predictedIsl: 'dynamo_planner_predicted_input_sequence_tokens',
+  observedOsl: 'dynamo_planner_observed_output_sequence_tokens',
+  predictedOsl: 'dynamo_planner_predicted_output_sequence_tokens',
+  predictedPrefillReplicas: 'dynamo_planner_predicted_num_prefill_replicas',
+  predictedDecodeReplicas: 'dynamo_planner_predicted_num_decode_replicas',
+  estimatedLatency: { ttftMs: 'dynamo_planner_estimated_ttft_ms', itlMs: 'dynamo_planner_estimated_itl_ms' },
+};
+
 const RELEASE_0_X = {
   apiVersion: 'nvidia.com/v1alpha1',
   registry: REGISTRY,
@@ -241,8 +355,13 @@ const RELEASE_1_X = {
     kvEventsConfig: { publisher: 'zmq', topic: 'kv-events', endpoint: 'tcp://*:5557', enable_kv_cache_events: true },
   },
   trtllmKvEventsFlag: '--publish-kv-events',
-  platform: { chartRepo: CHART_REPO },
+  platform: PLATFORM_1_X,
   planner: PLANNER_1_X,
+  // LLMBackendMetrics of common/utils/prometheus.py: dynamo_component_ + prometheus_names.kvstats
+  metrics: {
+    planner: PLANNER_METRICS_1_X,
+    kvCache: { usage: 'dynamo_component_gpu_cache_usage_percent', prefixHitRate: 'dynamo_component_kv_cache_hit_rate' },
+  },
 } as const;
 
 export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
@@ -254,7 +373,12 @@ export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
       ...PLANNER_0_X,
       loadPredictors: { kinds: ['constant', 'arima', 'prophet'], log1p: false, windowSizeFlag: '--load-prediction-window-size' },
     },
-    platform: { chartRepo: CHART_REPO },
+    platform: PLATFORM_0_X,
+    // prometheus_names.kvstats of 0.8 under the dynamo_component_ prefix
+    metrics: {
+      planner: PLANNER_METRICS_0_X,
+      kvCache: { usage: 'dynamo_component_kvstats_gpu_cache_usage_percent', prefixHitRate: 'dynamo_component_kvstats_gpu_prefix_cache_hit_rate' },
+    },
     engines: {
       vllm: { version: '0.12.0', kvCacheDtypes: VLLM_0_12_KV_DTYPES, blockSizes: VLLM_0_12_BLOCK_SIZES },
       sglang: { version: '0.5.6.post2', kvCacheDtypes: SGLANG_0_5_6_KV_DTYPES },
@@ -272,7 +396,9 @@ export const RELEASES: Readonly<Record<string, DynamoRelease>> = {
       loadPredictors: { kinds: ['constant', 'arima', 'kalman', 'prophet'], log1p: true, windowSizeFlag: '--prophet-window-size' },
     },
     // guide 1 step 5 installs the 0.9.0 platform with reloader 0.22.3
-    platform: { chartRepo: CHART_REPO, natsReloaderTag: '0.22.3' },
+    platform: { ...PLATFORM_0_X, natsReloaderTag: '0.22.3' },
+    // 0.9 dropped prometheus_names.kvstats and has no KV gauges of its own
+    metrics: { planner: PLANNER_METRICS_0_X },
     engines: {
       vllm: { version: '0.14.1', kvCacheDtypes: VLLM_0_12_KV_DTYPES, blockSizes: VLLM_0_12_BLOCK_SIZES },
       sglang: { version: '0.5.8', kvCacheDtypes: SGLANG_0_5_6_KV_DTYPES },

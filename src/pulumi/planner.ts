@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
-import { ComponentSpec, PlannerOptions } from '../core';
-import { typeToken } from './common';
+import { ComponentSpec, PlannerOptions, plannerConfigMapName, releaseOf, dynamoVersionOf } from '../core';
+import { childOptions, registerObject, typeToken } from './common';
 import { DynamoGraph } from './graph';
 
 export interface PlannerArgs extends PlannerOptions {
@@ -15,8 +15,10 @@ export interface PlannerArgs extends PlannerOptions {
 
 /** The SLA planner of a disaggregated graph (`componentType: planner`). */
 export class Planner extends pulumi.ComponentResource {
-  /** The service name: the key under `spec.services`. */
+  /** The service name (`spec.services` key, or `spec.components[].name` on v1beta1). */
   public readonly serviceName: string;
+  /** On Dynamo 1.x, the ConfigMap of the planner's PlannerConfig, which it mounts. */
+  public readonly config?: pulumi.CustomResource;
 
   constructor(name: string, args: PlannerArgs, opts?: pulumi.ComponentResourceOptions) {
     super(typeToken('Planner'), name, {}, { parent: args?.graph, ...opts });
@@ -24,7 +26,12 @@ export class Planner extends pulumi.ComponentResource {
     this.serviceName = serviceName ?? name;
     const component: ComponentSpec = { kind: 'planner', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
     graph._checkComponent(component, args);
-    graph._addComponent(component);
+    if (releaseOf(dynamoVersionOf(graph.options)).planner.config) {
+      const configMapName = plannerConfigMapName(graph.name, this.serviceName);
+      const object = graph.rendered.then((r) => r.configMaps.find((c) => c.metadata.name === configMapName)!);
+      this.config = registerObject(`${name}-config`, object, { apiVersion: 'v1', kind: 'ConfigMap' }, childOptions(this, opts));
+    }
+    graph._addComponent(component, this.config ? [this.config] : []);
     this.registerOutputs({ serviceName: this.serviceName });
   }
 }

@@ -62,10 +62,10 @@ describe('HelmInstall.template()', () => {
     expect(stack.apiObjects.map((o) => o.kind)).toEqual(['Namespace', 'ConfigMap']);
   });
 
-  test('the platform renders the CRD chart, then the platform chart, both from NGC; with Prometheus, after it', () => {
+  test('the 0.9 platform renders the CRD chart, then the platform chart, both from NGC; with Prometheus, after it', () => {
     const chart = new Chart(Testing.app(), 'c');
     const prometheus = new PrometheusStack(chart, 'prometheus', { install: HelmInstall.template({ helmExecutable: fakeHelm }) });
-    const platform = new DynamoPlatform(chart, 'platform', { prometheus, install: HelmInstall.template({ helmExecutable: fakeHelm }) });
+    const platform = new DynamoPlatform(chart, 'platform', { version: '0.9.0', prometheus, install: HelmInstall.template({ helmExecutable: fakeHelm }) });
     const out = Testing.synth(chart);
     const [, crds, main] = calls();
     expect(crds.args).toEqual(['template', '--repo', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '--version', '0.9.0', '--namespace', 'default', '--include-crds', 'dynamo-crds', 'dynamo-crds']);
@@ -81,6 +81,17 @@ describe('HelmInstall.template()', () => {
     expect(YAML.parse(main.values)).toEqual(platform.values);
     const order = out.map((o) => `${o.kind}/${o.metadata.name}`);
     expect(order).toEqual(['Namespace/monitoring', 'ConfigMap/prometheus-rendered', 'Namespace/dynamo-system', 'ConfigMap/dynamo-crds-rendered', 'ConfigMap/dynamo-platform-rendered']);
+  });
+
+  test('the 1.x platform is one chart: its operator installs the CRDs', () => {
+    const chart = new Chart(Testing.app(), 'c');
+    const platform = new DynamoPlatform(chart, 'platform', { install: HelmInstall.template({ helmExecutable: fakeHelm }) });
+    const out = Testing.synth(chart);
+    const [main] = calls();
+    expect(calls()).toHaveLength(1);
+    expect(main.args.slice(3)).toEqual(['--repo', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '--version', '1.6.1', '--namespace', 'dynamo-system', '--include-crds', 'dynamo-platform', 'dynamo-platform']);
+    expect(YAML.parse(main.values)).toEqual(platform.values);
+    expect(out.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['Namespace/dynamo-system', 'ConfigMap/dynamo-platform-rendered']);
   });
 });
 
@@ -103,7 +114,7 @@ describe('HelmInstall.flux() and none()', () => {
     const stack = new PrometheusStack(chart, 'prometheus', { install: HelmInstall.none() });
     const platform = new DynamoPlatform(chart, 'platform', { prometheus: stack, install: HelmInstall.none() });
     expect(Testing.synth(chart)).toEqual([]);
-    expect((platform.values as any).prometheusEndpoint).toBe(stack.queryEndpoint);
+    expect((platform.values as any)['dynamo-operator'].dynamo.metrics.prometheusEndpoint).toBe(stack.queryEndpoint);
   });
 
   test('bad install options are reported', () => {
@@ -129,16 +140,12 @@ describe('the cluster example (guide 1\'s whole stack, two Kustomizations)', () 
       'HelmRepository/prometheus-community',
       'HelmRelease/prometheus',
       'HelmRepository/ngc-ai-dynamo',
-      'HelmRelease/dynamo-crds',
       'HelmRelease/dynamo-platform',
     ]);
     const platform = infra.find((o) => o.kind === 'HelmRelease' && o.metadata.name === 'dynamo-platform');
-    expect(platform.spec.values.prometheusEndpoint).toBe('http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090');
+    expect(platform.spec.values['dynamo-operator'].dynamo.metrics.prometheusEndpoint).toBe('http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090');
     expect(platform.spec.targetNamespace).toBe('dynamo-system');
-    expect(platform.spec.dependsOn).toEqual([
-      { name: 'dynamo-crds', namespace: 'flux-system' },
-      { name: 'prometheus', namespace: 'flux-system' },
-    ]);
+    expect(platform.spec.dependsOn).toEqual([{ name: 'prometheus', namespace: 'flux-system' }]);
   });
 
   test('workloads, applied after: the SLA request with its dashboards and alerts', () => {
@@ -167,8 +174,9 @@ describe('the cluster example (guide 1\'s whole stack, two Kustomizations)', () 
       decode: {},
       planner: { ttftMs: 200, itlMs: 20, prometheusEndpoint: prometheus },
     });
-    const planner = Testing.synth(chart)[0].spec.services.Planner.extraPodSpec.mainContainer;
-    expect(planner.args).toContain('--metric-pulling-prometheus-endpoint=http://kps-kube-prometheus-stack-prometheus.monitoring.svc.cluster.local:9090');
+    // 1.x: in the PlannerConfig the planner mounts
+    const config = Testing.synth(chart).find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'llm-planner-config');
+    expect(JSON.parse(config.data['planner_config.json']).metric_pulling_prometheus_endpoint).toBe('http://kps-kube-prometheus-stack-prometheus.monitoring.svc.cluster.local:9090');
   });
 
   test('an SLA-planned deployment takes the namespace object too', () => {

@@ -100,6 +100,8 @@ test('DynamoGraph + Planner == DisaggregatedDeployment with planner', () => {
   new DisaggregatedDeployment(b, 'planned', { ...props, prefill: { tensorParallelSize: 2 }, decode: { tensorParallelSize: 4 }, planner });
 
   const low = toYaml(Testing.synth(a));
-  expect(low).toContain('planner_sla');
+  // the 1.x planner, with its PlannerConfig in a ConfigMap beside the graph
+  expect(low).toContain('dynamo.planner');
+  expect(Testing.synth(a).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['ConfigMap/planned-planner-config', 'DynamoGraphDeployment/planned']);
   expect(toYaml(Testing.synth(b))).toBe(low);
 });

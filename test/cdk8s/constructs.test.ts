@@ -148,7 +148,7 @@ describe('names, namespaces and references', () => {
   test('explicit name and namespace win', () => {
     const c = chart('serving');
     new AggregatedDeployment(c, 'Qwen', { name: 'qwen-small', namespace: 'other', model: 'q', backend: Backend.vllm(), workers: {} });
-    expect(dgdOf(Testing.synth(c)).metadata).toEqual({ name: 'qwen-small', namespace: 'other' });
+    expect(dgdOf(Testing.synth(c)).metadata).toEqual({ name: 'qwen-small', namespace: 'other', annotations: { 'nvidia.com/grove-update-strategy': 'RollingRecreate' } });
   });
 
   test('an id that is not a Kubernetes name is an error that says how to fix it', () => {
@@ -163,7 +163,7 @@ describe('names, namespaces and references', () => {
     const pull = kplus.Secret.fromSecretName(c, 'pull', 'nvcr-imagepullsecret');
     const claim = kplus.PersistentVolumeClaim.fromClaimName(c, 'claim', 'shared-models');
     const cache = ModelCache.fromClaim(c, 'cache', { claimName: claim, mountPath: '/models' });
-    new AggregatedDeployment(c, 'agg', { model: 'm', backend: Backend.vllm(), hfTokenSecret: token, imagePullSecrets: [pull], modelCache: cache, workers: {} });
+    new AggregatedDeployment(c, 'agg', { dynamoVersion: '0.9.0', model: 'm', backend: Backend.vllm(), hfTokenSecret: token, imagePullSecrets: [pull], modelCache: cache, workers: {} });
     const worker = dgdOf(Testing.synth(c)).spec.services.VllmWorker;
     expect(worker.envFromSecret).toBe('hf-token-secret');
     expect(worker.extraPodSpec.imagePullSecrets).toEqual([{ name: 'nvcr-imagepullsecret' }]);
@@ -203,11 +203,17 @@ describe('escape hatches and ordering', () => {
     expect(d.apiObjects.map((o) => o.kind)).toEqual(['DynamoGraphDeployment', 'ConfigMap', 'ConfigMap']);
     expect(d.frontend.apiObjects).toEqual([]);
     expect(d.prefill.apiObjects.map((o) => o.name)).toEqual(['d-prefill-engine']);
-    d.graph.apiObject.addJsonPatch(JsonPatch.add(`${d.decode.servicePath}/extraPodSpec/terminationGracePeriodSeconds`, 600));
+    // v1beta1 (the default release): the service's pod template, at its index in spec.components
+    expect(d.decode.servicePath).toBe('/spec/components/2');
+    d.graph.apiObject.addJsonPatch(JsonPatch.add(`${d.decode.servicePath}/podTemplate/spec/terminationGracePeriodSeconds`, 600));
     const out = Testing.synth(c);
     // mounted ConfigMaps are applied before the graph that mounts them
     expect(out.map((o) => o.kind)).toEqual(['ConfigMap', 'ConfigMap', 'DynamoGraphDeployment']);
-    expect(dgdOf(out).spec.services.decode.extraPodSpec.terminationGracePeriodSeconds).toBe(600);
+    const decode = dgdOf(out).spec.components.find((x: any) => x.name === 'decode');
+    expect(decode.podTemplate.spec.terminationGracePeriodSeconds).toBe(600);
+    // v1alpha1 (0.8/0.9): the key under spec.services
+    const old = new DisaggregatedDeployment(chart(), 'd', { dynamoVersion: '0.9.0', model: 'm', backend: Backend.trtllm(), fabric: Fabric.rdma(), prefill: {}, decode: {} });
+    expect(old.decode.servicePath).toBe('/spec/services/decode');
   });
 
   test('the model cache claim is applied before the graph', () => {

@@ -14,8 +14,8 @@ describe('guide 2: disaggregated deployment with RDMA', () => {
     expect(expected.length).toBeGreaterThan(200);
   });
 
-  test('the example synthesizes the guide manifest field for field', () => {
-    const synthesized = Testing.synth(new DisaggregatedRdmaChart(Testing.app(), 'guide2', 'llm-serving'));
+  test('the example, at the release the guide was written for, synthesizes the guide manifest field for field', () => {
+    const synthesized = Testing.synth(new DisaggregatedRdmaChart(Testing.app(), 'guide2', 'llm-serving', '0.9.0'));
     const expected = fixtureObjects(FIXTURE, { $LLM_NAMESPACE: 'llm-serving' });
     const key = (o: any) => `${o.kind}/${o.metadata.name}`;
     expect(synthesized.map(key).sort()).toEqual(expected.map(key).sort());

@@ -71,6 +71,8 @@ test('observability on a deployment adds dashboards, the PrometheusRule and PodM
   });
   const out = Testing.synth(c);
   expect(out.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
+    // the 1.x planner's config, applied before the graph that mounts it
+    'ConfigMap/serving/llm-planner-config',
     'DynamoGraphDeployment/serving/llm',
     'ConfigMap/monitoring/llm-serving-dashboard',
     'ConfigMap/monitoring/llm-planner-dashboard',

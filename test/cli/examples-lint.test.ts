@@ -5,7 +5,7 @@ import { App } from 'cdk8s';
 import { addExamples } from '../../examples';
 import { lintSources } from '../../src/cli/lint';
 import { WARNING_METADATA } from '../../src/cdk8s';
-import { dynamoCrds } from '../support/crd';
+import { lintCrds } from '../support/crd';
 
 /**
  * The constructs and `dynamo-constructs lint` run the same rules: linting the
@@ -24,7 +24,7 @@ test('lint finds in the synthesized examples what the constructs found, and no e
       .sort();
 
     const sources = fs.readdirSync(outdir).sort().map((f) => ({ file: f, text: fs.readFileSync(path.join(outdir, f), 'utf8') }));
-    const result = lintSources(sources, { crds: dynamoCrds() });
+    const result = lintSources(sources, { crds: lintCrds() });
     expect(result.errors).toBe(0);
     expect(result.findings.map((f) => f.rule).sort()).toEqual(reported);
     // the guide 2 example: a 4B model disaggregated, and a claim without a storage class

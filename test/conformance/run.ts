@@ -15,7 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_DYNAMO_VERSION, RELEASES } from '../../src';
+import { Dashboards, dashboardQueries, DEFAULT_DYNAMO_VERSION, ledgerFor, RELEASES, renderSlaAlerts, UPGRADE_LEDGER } from '../../src';
+import { metricNames } from '../support/promql';
 import { examples, matrix, Rendered, sample } from './matrix';
 import { Process, processesOf } from './processes';
 import { CACHE_DIR, ensureVenv } from './venv';
@@ -32,6 +33,8 @@ interface LineConfig {
   readonly install: readonly string[];
   readonly installNoDeps?: readonly string[];
   readonly parsers: Readonly<Record<string, string>>;
+  /** Classes (`module:Class`) whose instances register the release's metrics. */
+  readonly metrics: readonly string[];
 }
 
 /** A process to check, and what Dynamo must say about it. */
@@ -46,6 +49,26 @@ interface Result {
   readonly checks?: readonly string[];
   /** What Dynamo warned the process's flags are deprecated for. */
   readonly deprecations?: readonly string[];
+}
+
+/** What the checker says of the metric names the dashboards and alerts read. */
+interface MetricsResult {
+  readonly catalog: number;
+  readonly unknown: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The metric names each dashboard and alert rule reads when built for `version`. */
+function queriedMetrics(version: string): Record<string, string[]> {
+  const sla = { ttftMs: 300, itlMs: 30 };
+  const names = (exprs: readonly string[]) => [...new Set(exprs.flatMap(metricNames))].sort();
+  const alerts = renderSlaAlerts({ graphName: 'g', frontendService: 'Frontend', plannerService: 'Planner', sla, dynamoVersion: version }, {}) as unknown as {
+    spec: { groups: { rules: { expr: string }[] }[] };
+  };
+  return {
+    'serving dashboard': names(dashboardQueries(Dashboards.serving({ sla, dynamoVersion: version }))),
+    'planner dashboard': names(dashboardQueries(Dashboards.planner({ sla, dynamoVersion: version }))),
+    'SLA alerts': names(alerts.spec.groups.flatMap((g) => g.rules.map((r) => r.expr))),
+  };
 }
 
 const log = (line: string) => process.stderr.write(`conformance: ${line}\n`);
@@ -81,6 +104,29 @@ function negativeControls(): Case[] {
   return cases;
 }
 
+/**
+ * The upgrade ledger's flags, each run through the parsers of every release line it
+ * applies to: appended to a command line the library renders for that line, a removed
+ * flag must be refused (Dynamo's error naming it) and a deprecated one accepted.
+ */
+function ledgerControls(line: string, rendered: readonly Process[]): Case[] {
+  const release = RELEASES[line];
+  const cases: Case[] = [];
+  for (const module of [...new Set(UPGRADE_LEDGER.flatMap((e) => e.modules))].sort()) {
+    const base = rendered.find((p) => p.module === module);
+    if (!base) continue;
+    for (const e of ledgerFor(release, module).filter((x) => x.sample !== undefined)) {
+      cases.push({
+        ...base,
+        id: `ledger/${line}/${module}/${e.sample![0]}`,
+        argv: [...base.argv, ...e.sample!],
+        expectError: e.change === 'removed' ? e.sample![0] : undefined,
+      });
+    }
+  }
+  return cases;
+}
+
 function casesOf(rendered: readonly Rendered[]): Process[] {
   return rendered.flatMap((r) => processesOf(r.source, r.objects, DEFAULT_DYNAMO_VERSION));
 }
@@ -97,19 +143,24 @@ function engineTables(line: string): Record<string, string> {
   return tables;
 }
 
-function check(line: string, config: LineConfig, cases: readonly Case[]): { results: Record<string, Result>; standIns: Record<string, string> } {
+function check(
+  line: string,
+  config: LineConfig,
+  cases: readonly Case[],
+): { results: Record<string, Result>; standIns: Record<string, string>; metrics: MetricsResult; queried: Record<string, string[]> } {
   const python = ensureVenv(config.dynamo, config.python, config.install, log, config.installNoDeps);
   mkdirSync(CACHE_DIR, { recursive: true });
   const casesFile = join(CACHE_DIR, `cases-${config.dynamo}.json`);
   const resultsFile = join(CACHE_DIR, `results-${config.dynamo}.json`);
-  const release = { dynamo: config.dynamo, parsers: config.parsers, engines: engineTables(line) };
-  writeFileSync(casesFile, JSON.stringify({ release, cases }, null, 1));
+  const release = { dynamo: config.dynamo, parsers: config.parsers, engines: engineTables(line), metrics: config.metrics };
+  const queried = queriedMetrics(config.dynamo);
+  writeFileSync(casesFile, JSON.stringify({ release, cases, metrics: queried }, null, 1));
   const started = Date.now();
   const r = spawnSync(python, [join(HERE, 'checker', 'check.py'), casesFile, resultsFile], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`the checker of Dynamo ${config.dynamo} failed (exit ${r.status}):\n${r.stderr}`);
   const out = JSON.parse(readFileSync(resultsFile, 'utf8'));
   log(`Dynamo ${config.dynamo}: ${cases.length} processes parsed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return out;
+  return { ...out, queried };
 }
 
 /** What went wrong with one case, or undefined. */
@@ -141,7 +192,11 @@ function main(): number {
     byLine.get(line)!.push(c);
   };
   for (const c of casesOf(examples())) add(c);
-  for (const line of Object.keys(releases)) for (const c of casesOf(matrix(releases[line].dynamo))) add(c);
+  for (const line of Object.keys(releases)) {
+    const rendered = casesOf(matrix(releases[line].dynamo));
+    for (const c of rendered) add(c);
+    for (const c of ledgerControls(line, rendered)) add(c);
+  }
   for (const c of casesOf(sample(SAMPLE_SEED, SAMPLE_SIZE))) add(c);
   for (const c of negativeControls()) add(c);
   for (const file of files) for (const c of processesOf(file, readManifests(resolve(file)), DEFAULT_DYNAMO_VERSION)) add(c);
@@ -151,7 +206,7 @@ function main(): number {
   for (const [line, cases] of [...byLine.entries()].sort()) {
     if (onlyLine !== undefined && line !== onlyLine) continue;
     const config = releases[line];
-    const { results, standIns } = check(line, config, cases);
+    const { results, standIns, metrics, queried } = check(line, config, cases);
     let lines = 0;
     let configs = 0;
     let controls = 0;
@@ -169,8 +224,16 @@ function main(): number {
         process.stdout.write(`FAIL Dynamo ${config.dynamo} ${c.id} (python3 -m ${c.module} ${flagsOf(c.argv)}): ${problem}\n`);
       }
     }
+    for (const [source, unknown] of Object.entries(metrics.unknown)) {
+      failures++;
+      process.stdout.write(`FAIL Dynamo ${config.dynamo} ${source} reads metrics the release does not define: ${unknown.join(', ')}\n`);
+    }
+    const metricCount = new Set(Object.values(queried).flat()).size;
     const engines = Object.values(standIns).join('; ');
-    summary.push(`Dynamo ${config.dynamo}: ${lines} command lines and ${configs} configs accepted, ${controls} negative controls rejected as expected (${engines})`);
+    summary.push(
+      `Dynamo ${config.dynamo}: ${lines} command lines and ${configs} configs accepted, ${controls} negative controls rejected as expected, ` +
+        `${metricCount} metric names of the dashboards and alerts found among the ${metrics.catalog} the release defines (${engines})`,
+    );
     // the library warns about these options on this release; Dynamo's own words, for the record
     for (const [message, count] of [...deprecations.entries()].sort()) summary.push(`  deprecated in ${config.dynamo} (${count} command lines): ${message}`);
   }

@@ -85,7 +85,7 @@ describe('Dynamo platform (guide 1 step 5)', () => {
 
   test('exactly the guide\'s values: operator tag, Grove, KAI, NATS reloader, Prometheus endpoint', () => {
     const prometheus = stack().model;
-    const { model } = platform({ prometheus });
+    const { model } = platform({ version: '0.9.0', prometheus });
     const fromGuide = helmSetValues(guide);
     expect(model.values).toEqual({
       ...fromGuide,
@@ -106,7 +106,42 @@ describe('Dynamo platform (guide 1 step 5)', () => {
       ['dynamo-platform', 'dynamo-system', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', 'dynamo-platform', '0.9.0'],
     ]);
     expect(model.releases[1].dependsOn).toEqual([{ releaseName: 'dynamo-crds', namespace: 'default' }]);
-    expect(platform({ crds: false }).model.releases.map((r) => r.releaseName)).toEqual(['dynamo-platform']);
+    expect(platform({ version: '0.9.0', crds: false }).model.releases.map((r) => r.releaseName)).toEqual(['dynamo-platform']);
+  });
+
+  test('1.x: one release (the operator installs the CRDs), parts installed with global.<part>.install, no etcd or NATS unless asked', () => {
+    const prometheus = stack().model;
+    const { model } = platform({ version: '1.6.1', prometheus });
+    expect(model.releases.map((r) => [r.releaseName, r.chart.chart, r.chart.version, r.dependsOn])).toEqual([
+      ['dynamo-platform', 'dynamo-platform', '1.6.1', [{ releaseName: 'prometheus', namespace: 'monitoring' }]],
+    ]);
+    expect(model.values).toEqual({
+      'dynamo-operator': {
+        controllerManager: { manager: { image: { tag: '1.6.1' } } },
+        dynamo: { metrics: { prometheusEndpoint: prometheus.queryEndpoint } },
+      },
+      global: { grove: { install: true }, 'kai-scheduler': { install: true } },
+      // the chart's requirement when it installs KAI next to Grove
+      'kai-scheduler': { scheduler: { args: { 'default-staleness-grace-period': '-1s' } } },
+    });
+    const withNats = platform({ version: '1.4.2', grove: false, nats: { enabled: true }, etcd: { address: 'http://etcd.infra:2379' }, natsReloaderTag: '0.22.3' }).model.values;
+    expect(withNats).toEqual({
+      'dynamo-operator': { controllerManager: { manager: { image: { tag: '1.4.2' } } }, etcdAddr: 'http://etcd.infra:2379' },
+      global: { grove: { install: false }, 'kai-scheduler': { install: true }, etcd: { install: false }, nats: { install: true } },
+      nats: { reloader: { image: { tag: '0.22.3' } } },
+    });
+  });
+
+  test('1.x: options its chart no longer has are errors; namespace restriction warns and stops CRD upgrades', () => {
+    expect(issues(() => platform({ version: '1.6.1', crds: true, webhook: { enabled: true }, natsReloaderTag: '0.22.3' }))).toEqual([
+      'crds: is true, but Dynamo 1.6.1 has no dynamo-crds chart: its operator installs and upgrades the CRDs; leave crds out',
+      'webhook.enabled: is set, but Dynamo 1.6.1\'s chart always runs the admission webhook (the switch was removed in 1.0); leave it out',
+      'natsReloaderTag: is set, but the platform installs no NATS (Dynamo 1.6.x installs it only with nats: { enabled: true })',
+    ]);
+    const { model, warnings } = platform({ version: '1.6.1', restrictToNamespace: 'team-a' });
+    expect((model.values['dynamo-operator'] as any).upgradeCRD).toBe(false);
+    expect((model.values['dynamo-operator'] as any).namespaceRestriction).toEqual({ enabled: true, targetNamespace: 'team-a' });
+    expect(warnings.map((w) => `${w.rule} ${w.path}`)).toEqual(['deprecated restrictToNamespace']);
   });
 
   test('typed values for etcd, NATS, webhook, namespace restriction and ingress; the escape hatch wins', () => {
@@ -152,7 +187,7 @@ describe('Dynamo platform (guide 1 step 5)', () => {
         }),
       ),
     ).toEqual([
-      'version: Dynamo "1.3.0" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "0.9.0")',
+      'version: Dynamo "1.3.0" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "1.6.1")',
       'prometheus: must be a URL (http or https) such as "http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090", got "prometheus:9090"',
       'etcd.address: must be a URL (http or https) such as "http://etcd.infra:2379", got "etcd:2379"',
       'etcd.enabled: is true, but address points at an external etcd; install one or the other',
@@ -164,7 +199,7 @@ describe('Dynamo platform (guide 1 step 5)', () => {
 
 describe('Flux objects', () => {
   test('one HelmRepository per repository, HelmReleases in order with dependsOn; valid against the Flux models', () => {
-    const objects = renderFluxObjects([...platform().model.releases, stack().model.release], { namespace: 'gitops', interval: '5m' });
+    const objects = renderFluxObjects([...platform({ version: '0.9.0' }).model.releases, stack().model.release], { namespace: 'gitops', interval: '5m' });
     expect(objects.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
       'HelmRepository/gitops/ngc-ai-dynamo',
       'HelmRepository/gitops/prometheus-community',

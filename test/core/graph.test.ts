@@ -227,7 +227,7 @@ describe('validation', () => {
 
   test('unsupported Dynamo releases and unavailable images name what is supported', () => {
     expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), dynamoVersion: '1.3.1', workers: {} }))).toEqual([
-      'dynamoVersion: Dynamo "1.3.1" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "0.9.0")',
+      'dynamoVersion: Dynamo "1.3.1" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "1.6.1")',
     ]);
     expect(issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm({ cuda: 13 }), dynamoVersion: '0.8.1', workers: {} }))).toEqual([
       'backend: the default image vllm-runtime:0.8.1-cuda13 fails to launch (known issue in the Dynamo 0.8.1 release notes); use the CUDA 12 image or 0.9.0-cuda13',

@@ -8,12 +8,19 @@ import {
   RenderedGraph,
 } from '../../src';
 
+/**
+ * The release these unit tests read manifests of unless they name one: the guides'
+ * (their v1alpha1 layout is what `services`, `container` and `envOf` read). The 1.x
+ * layout has its own tests (v1beta1.test.ts).
+ */
+export const GUIDE_VERSION = '0.9.0';
+
 export function renderDisagg(o: DisaggregatedDeploymentOptions, name = 'g', namespace = 'ns'): RenderedGraph {
-  return renderGraph(disaggregatedGraphSpec(name, namespace, o));
+  return renderGraph(disaggregatedGraphSpec(name, namespace, { dynamoVersion: GUIDE_VERSION, ...o }));
 }
 
 export function renderAgg(o: AggregatedDeploymentOptions, name = 'g', namespace = 'ns'): RenderedGraph {
-  return renderGraph(aggregatedGraphSpec(name, namespace, o));
+  return renderGraph(aggregatedGraphSpec(name, namespace, { dynamoVersion: GUIDE_VERSION, ...o }));
 }
 
 export function services(r: RenderedGraph): Record<string, any> {

@@ -15,7 +15,8 @@ import {
   Diagnostics,
 } from '../../src';
 import { esmModelErrors } from '../support/manifests';
-import { metricNames, promqlErrors, referencePlannerMetrics, referenceServingMetrics } from '../support/promql';
+import { RELEASES } from '../../src/core/versions';
+import { metricNames, promqlErrors, referenceServingMetrics } from '../support/promql';
 
 const SLA = { ttftMs: 300, itlMs: 30 };
 const HISTOGRAM_SERIES = /_(bucket|sum|count)$/;
@@ -30,10 +31,18 @@ function issues(fn: () => unknown): string[] {
   throw new Error('expected a DynamoValidationError');
 }
 
-describe.each([
-  ['planner', () => Dashboards.planner({ sla: SLA })],
-  ['serving', () => Dashboards.serving({ sla: SLA })],
-])('%s dashboard', (_name, build) => {
+/** A version of each release line the versions table supports. */
+const VERSIONS = Object.keys(RELEASES).map((line) => `${line}.0`);
+const plannerMetricsOf = (line: string): string[] => {
+  const { correctionFactors, estimatedLatency, ...names } = RELEASES[line].metrics.planner;
+  return [...Object.values(names), ...Object.values(correctionFactors ?? {}), ...Object.values(estimatedLatency ?? {})];
+};
+const lineOf = (version: string) => version.split('.').slice(0, 2).join('.');
+
+describe.each(VERSIONS.flatMap((v) => [
+  [`planner ${v}`, v, () => Dashboards.planner({ sla: SLA, dynamoVersion: v })] as const,
+  [`serving ${v}`, v, () => Dashboards.serving({ sla: SLA, dynamoVersion: v })] as const,
+]))('%s dashboard', (_name, version, build) => {
   const dashboard = build();
   const queries = dashboardQueries(dashboard);
 
@@ -42,8 +51,9 @@ describe.each([
     for (const q of queries) expect(promqlErrors(q)).toEqual([]);
   });
 
-  test('every metric is a real Dynamo metric (reference.md)', () => {
-    const known = new Set([...referencePlannerMetrics(), ...referenceServingMetrics()]);
+  test('every metric is one its release names: its planner and KV gauges (versions table), the frontend\'s (reference.md)', () => {
+    const release = RELEASES[lineOf(version)];
+    const known = new Set([...plannerMetricsOf(release.line), ...Object.values(release.metrics.kvCache ?? {}), ...referenceServingMetrics()]);
     for (const metric of queries.flatMap(metricNames)) {
       expect({ metric, known: known.has(metric.replace(HISTOGRAM_SERIES, '')) }).toEqual({ metric, known: true });
     }
@@ -65,13 +75,41 @@ describe.each([
   });
 });
 
-test('the planner dashboard covers each planner metric guide 1 step 12 lists (worker counts, GPU-hours, observed and predicted load, corrections)', () => {
-  const used = new Set(dashboardQueries(Dashboards.planner()).flatMap(metricNames));
-  const listed = referencePlannerMetrics();
-  expect(listed.length).toBe(16);
-  expect(listed.filter((m) => !used.has(m))).toEqual([]);
-  const titles = Dashboards.planner().panels!.map((p) => p.title);
-  expect(titles).toEqual(expect.arrayContaining(['Worker counts', 'GPU-hours', 'Scaling decisions', 'Correction factors']));
+test.each(Object.keys(RELEASES))('the %s planner dashboard reads each planner metric of its release and none of another line', (line) => {
+  const dashboard = Dashboards.planner({ dynamoVersion: `${line}.0` });
+  const used = new Set(dashboardQueries(dashboard).flatMap(metricNames));
+  const own = plannerMetricsOf(line);
+  expect(own.length).toBe(16);
+  expect(own.filter((m) => !used.has(m))).toEqual([]);
+  const others = Object.keys(RELEASES).flatMap(plannerMetricsOf).filter((m) => !own.includes(m));
+  expect(others.filter((m) => used.has(m))).toEqual([]);
+  const titles = dashboard.panels!.map((p) => p.title);
+  expect(titles).toEqual(expect.arrayContaining(['Worker counts', 'GPU-hours', 'Scaling decisions', 'TTFT', 'ITL']));
+  // 0.8/0.9 planners publish correction factors; 1.x planners the latency they estimate instead
+  expect(titles.includes('Correction factors')).toBe(line.startsWith('0.'));
+  const ttft = dashboard.panels!.find((p) => p.title === 'TTFT') as unknown as { targets: { legendFormat: string }[] };
+  expect(ttft.targets.map((t) => t.legendFormat)).toEqual(line.startsWith('0.') ? ['observed'] : ['observed', 'estimated at the chosen replicas']);
+});
+
+test('the serving dashboard has KV cache panels where the release publishes KV gauges (not 0.9), with that release\'s names', () => {
+  const kvPanels = (version: string) =>
+    Dashboards.serving({ sla: SLA, dynamoVersion: version }).panels!.filter((p) => /KV cache|Prefix cache/.test(p.title ?? '')).flatMap((p) => dashboardQueries({ panels: [p] } as any).flatMap(metricNames));
+  expect(kvPanels('0.8.1')).toEqual(['dynamo_component_kvstats_gpu_cache_usage_percent', 'dynamo_component_kvstats_gpu_prefix_cache_hit_rate']);
+  expect(kvPanels('0.9.0')).toEqual([]);
+  expect(kvPanels('1.6.1')).toEqual(['dynamo_component_gpu_cache_usage_percent', 'dynamo_component_kv_cache_hit_rate']);
+});
+
+test('a graph\'s dashboards follow the release it runs', () => {
+  const spec = (dynamoVersion: string) =>
+    disaggregatedGraphSpec('llama', 'serving', { model: 'm', backend: Backend.vllm(), fabric: Fabric.rdma(), prefill: {}, decode: {}, planner: { ttftMs: 250, itlMs: 20 }, dynamoVersion });
+  const plannerMetrics = (dynamoVersion: string) => {
+    const objects = renderObservability(observedGraphOf(spec(dynamoVersion)), {});
+    const planner = objects.find((o) => o.metadata.name === 'llama-planner-dashboard') as any;
+    return dashboardQueries(JSON.parse(planner.data['llama-planner-dashboard.json'])).flatMap(metricNames);
+  };
+  expect(plannerMetrics('0.9.0')).toContain('planner:num_p_workers');
+  expect(plannerMetrics('1.6.1')).toContain('dynamo_planner_num_prefill_replicas');
+  expect(plannerMetrics('1.6.1')).not.toContain('planner:num_p_workers');
 });
 
 test('the serving dashboard draws the SLA targets as thresholds on the TTFT and ITL panels', () => {
@@ -89,6 +127,7 @@ test('dashboard options are checked', () => {
     'uid: must be at most 40 letters, digits, \'-\' or \'_\' (Grafana\'s limit), got "has spaces"',
     'sla.ttftMs: must be a number > 0, got 0',
   ]);
+  expect(issues(() => Dashboards.planner({ dynamoVersion: '0.7.0' }))[0]).toMatch(/^dynamoVersion: Dynamo "0.7.0" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x/);
 });
 
 describe('SLA alerts', () => {

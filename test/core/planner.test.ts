@@ -8,13 +8,13 @@ import {
   SlaPlannedDeploymentOptions,
 } from '../../src';
 import { manifestErrors } from '../support/manifests';
-import { container, issuesOf, renderAgg, renderDisagg, services } from './helpers';
+import { container, GUIDE_VERSION, issuesOf, renderAgg, renderDisagg, services } from './helpers';
 
 const MODEL = 'nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1';
 const SLA = { isl: 2000, osl: 100, ttftMs: 300, itlMs: 30 };
 
 function request(o: Partial<SlaPlannedDeploymentOptions> = {}) {
-  return renderSlaPlanned('req', 'ns', { model: MODEL, backend: Backend.vllm(), sla: SLA, ...o });
+  return renderSlaPlanned('req', 'ns', { model: MODEL, backend: Backend.vllm(), sla: SLA, dynamoVersion: GUIDE_VERSION, ...o });
 }
 
 function planned(planner: PlannerOptions, prefill = {}, decode = {}) {

@@ -22,6 +22,7 @@ import {
 } from '../../src';
 import { lintSources } from '../../src/cli/lint';
 import { dynamoCrds } from '../support/crd';
+import { GUIDE_VERSION } from './helpers';
 
 /**
  * Every rule of the catalog, each with a case that breaks it and the closest
@@ -67,7 +68,9 @@ function fromLint(text: string): Reported[] {
 
 const MODEL = 'meta-llama/Llama-3.3-70B-Instruct';
 
+// the manifest rules are exercised on the guides' v1alpha1 layout, which the edits below address
 const disagg = (o: Partial<DisaggregatedDeploymentOptions> = {}): DisaggregatedDeploymentOptions => ({
+  dynamoVersion: GUIDE_VERSION,
   model: MODEL,
   backend: Backend.vllm(),
   fabric: Fabric.rdma(),
@@ -329,7 +332,7 @@ const CASES: Record<RuleId, RuleCase> = {
   'unknown-version': {
     bad: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.5.0' })),
     good: () => fromOptions(() => renderDisagg({ dynamoVersion: '0.8.1' })),
-    expected: { path: 'dynamoVersion', message: 'Dynamo "0.5.0" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "0.9.0")' },
+    expected: { path: 'dynamoVersion', message: 'Dynamo "0.5.0" is not supported; supported releases are 0.8.x, 0.9.x, 1.4.x, 1.5.x, 1.6.x (e.g. "1.6.1")' },
   },
   'unsupported-on-release': {
     bad: () => fromOptions(() => renderDisagg({ dynamoVersion: '1.6.1', frontend: { router: Router.kv({ kvEvents: false, maxTreeSize: 4096 }) } })),
@@ -428,8 +431,9 @@ const CASES: Record<RuleId, RuleCase> = {
     expected: { path: 'frontend.httpPort', message: 'is 8080: the Dynamo operator points the frontend Service and probes at port 8000, so they need matching patches' },
   },
   'webhook-disabled': {
-    bad: () => fromOptions(() => validate((d) => checkDynamoPlatform(d, { webhook: { enabled: false } }))),
-    good: () => fromOptions(() => validate((d) => checkDynamoPlatform(d, { webhook: { enabled: true } }))),
+    // 0.x only: 1.x charts have no switch
+    bad: () => fromOptions(() => validate((d) => checkDynamoPlatform(d, { version: GUIDE_VERSION, webhook: { enabled: false } }))),
+    good: () => fromOptions(() => validate((d) => checkDynamoPlatform(d, { version: GUIDE_VERSION, webhook: { enabled: true } }))),
     expected: { path: 'webhook.enabled', message: 'is false: the operator no longer rejects invalid graphs at kubectl apply; they fail during reconciliation instead' },
   },
   'prometheus-podmonitors': {
@@ -441,6 +445,7 @@ const CASES: Record<RuleId, RuleCase> = {
 
 function request() {
   return {
+    dynamoVersion: GUIDE_VERSION,
     model: MODEL,
     backend: Backend.vllm(),
     sla: { isl: 2000, osl: 100, ttftMs: 300, itlMs: 30 },
@@ -495,7 +500,8 @@ describe('the rules read manifests as Dynamo writes them', () => {
     decodeConfig.data['engine.yaml'] += 'kv_cache_config:\n  tokens_per_block: 64\n';
     expect(fromManifest(r.graph, [prefillConfig, decodeConfig]).map((x) => `${x.path}: ${x.rule}`)).toEqual([
       'decode.engineConfig.kv_cache_config.tokens_per_block: block-size-mismatch',
-      'Frontend.extraPodSpec.mainContainer.args[--kv-cache-block-size]: block-size-mismatch',
+      // the default release writes v1beta1: findings point into its layout
+      'Frontend.podTemplate.spec.containers[main].args[--kv-cache-block-size]: block-size-mismatch',
     ]);
   });
 
@@ -513,7 +519,7 @@ describe('the rules read manifests as Dynamo writes them', () => {
 
   test('a planner in agg mode may scale an aggregated graph', () => {
     const aggregated = (mode: string | undefined) => {
-      const g = JSON.parse(JSON.stringify(renderGraph(aggregatedGraphSpec('llm', 'ns', { model: MODEL, backend: Backend.vllm(), workers: {} })).graph));
+      const g = JSON.parse(JSON.stringify(renderGraph(aggregatedGraphSpec('llm', 'ns', { dynamoVersion: GUIDE_VERSION, model: MODEL, backend: Backend.vllm(), workers: {} })).graph));
       g.spec.services.Planner = { componentType: 'planner', extraPodSpec: { mainContainer: { command: ['python3', '-m', 'planner_sla'], args: mode ? [`--mode=${mode}`] : [] } } };
       return fromManifest(g).filter((r) => r.rule === 'graph-structure').map((r) => r.path);
     };

@@ -18,9 +18,9 @@ beforeEach(() => recorder.clear());
 const RELEASE = 'kubernetes:helm.sh/v3:Release';
 
 describe('releases', () => {
-  test('Prometheus stack and platform as helm.v3.Releases with the values cdk8s uses; the platform after its CRDs', async () => {
+  test('Prometheus stack and the 0.9 platform as helm.v3.Releases with the values cdk8s uses; the platform after its CRDs', async () => {
     const prometheus = new PrometheusStack('prometheus');
-    const platform = new DynamoPlatform('platform', { prometheus });
+    const platform = new DynamoPlatform('platform', { version: '0.9.0', prometheus });
     await recorder.settle();
     const order = ['prometheus', 'platform-dynamo-crds', 'platform-dynamo-platform'];
     const releases = recorder.registrations.filter((r) => r.type === RELEASE).sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
@@ -39,6 +39,17 @@ describe('releases', () => {
     expect(releases[1].parent).toBe(platformComponent.urn);
   });
 
+  test('the 1.x platform is one release, after Prometheus', async () => {
+    const prometheus = new PrometheusStack('prometheus');
+    const platform = new DynamoPlatform('platform', { prometheus });
+    await recorder.settle();
+    const releases = recorder.registrations.filter((r) => r.type === RELEASE && r.inputs.chart.startsWith('dynamo-'));
+    expect(releases.map((r) => [r.name, r.inputs.chart, r.inputs.version])).toEqual([['platform-dynamo-platform', 'dynamo-platform', '1.6.1']]);
+    expect(releases[0].inputs.values).toEqual(platform.values);
+    const stack = recorder.registrations.find((r) => r.type === RELEASE && r.name === 'prometheus')!;
+    expect(releases[0].dependencies).toContain(stack.urn);
+  });
+
   test('HelmInstall is a cdk8s choice: passing one to Pulumi is an error, not ignored', () => {
     expect(() => new PrometheusStack('p', { install: {} } as any)).toThrow(/install: is cdk8s only/);
   });
@@ -47,8 +58,8 @@ describe('releases', () => {
     const platform = new DynamoPlatform('platform');
     new AggregatedDeployment('agg', { model: 'm', backend: Backend.vllm(), workers: {} }, { dependsOn: [platform] });
     await recorder.settle();
-    const dgd = recorder.registrations.find((r) => r.type === 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment')!;
-    // depending on a component is depending on every resource in it: both releases
+    const dgd = recorder.registrations.find((r) => r.type === 'kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment')!;
+    // depending on a component is depending on every resource in it
     for (const release of recorder.registrations.filter((r) => r.type === RELEASE)) expect(dgd.dependencies).toContain(release.urn);
   });
 });
@@ -64,8 +75,8 @@ describe('secrets from secret Outputs', () => {
     // kept secret in Pulumi's state
     expect(pulumi.runtime.isRpcSecret(secret.inputs.stringData)).toBe(true);
     expect(pulumi.runtime.unwrapRpcSecret(secret.inputs.stringData)).toEqual({ HF_TOKEN: 'value-from-config' });
-    const dgd = recorder.registrations.find((r) => r.type === 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment')!;
-    expect(dgd.inputs.spec.services.VllmWorker.envFromSecret).toBe('hf-token');
+    const dgd = recorder.registrations.find((r) => r.type === 'kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment')!;
+    expect(dgd.inputs.spec.components.find((c: any) => c.name === 'VllmWorker').podTemplate.spec.containers[0].envFrom).toEqual([{ secretRef: { name: 'hf-token' } }]);
     expect(dgd.dependencies).toContain(secret.urn);
   });
 

@@ -62,7 +62,8 @@ describe('component tree', () => {
     const prefill = r('llm-prefill', 'dynamo-constructs:index:PrefillWorker');
     const decode = r('llm-decode', 'dynamo-constructs:index:DecodeWorker');
     const planner = r('llm-Planner', 'dynamo-constructs:index:Planner');
-    const dgd = r('llm', 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment');
+    const dgd = r('llm', 'kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment');
+    const plannerConfig = r('llm-Planner-config', 'kubernetes:core/v1:ConfigMap');
     const prefillConfig = r('llm-prefill-engine-config', 'kubernetes:core/v1:ConfigMap');
     const decodeConfig = r('llm-decode-engine-config', 'kubernetes:core/v1:ConfigMap');
     const pvc = r('cache', 'kubernetes:core/v1:PersistentVolumeClaim');
@@ -73,13 +74,15 @@ describe('component tree', () => {
     for (const c of [frontend, prefill, decode, planner, dgd]) expect(c.parent).toBe(graph.urn);
     expect(prefillConfig.parent).toBe(prefill.urn);
     expect(decodeConfig.parent).toBe(decode.urn);
+    expect(plannerConfig.parent).toBe(planner.urn);
     expect(pvc.parent).toBe(cacheComponent.urn);
 
-    // the graph waits for the claim it mounts and the ConfigMaps its workers mount
-    expect([...dgd.dependencies].sort()).toEqual([pvc.urn, prefillConfig.urn, decodeConfig.urn].sort());
+    // the graph waits for the claim it mounts and the ConfigMaps its workers and its planner mount
+    expect([...dgd.dependencies].sort()).toEqual([pvc.urn, prefillConfig.urn, decodeConfig.urn, plannerConfig.urn].sort());
 
     // explicit names, never auto-named
-    expect(dgd.inputs.metadata).toEqual({ name: 'llm', namespace: 'ns' });
+    expect(dgd.inputs.metadata).toEqual({ name: 'llm', namespace: 'ns', annotations: { 'nvidia.com/grove-update-strategy': 'RollingRecreate' } });
+    expect(plannerConfig.inputs.metadata).toEqual({ name: 'llm-planner-config', namespace: 'ns' });
     expect(pvc.inputs.metadata).toEqual({ name: 'cache', namespace: 'ns' });
     expect(prefillConfig.inputs.metadata).toEqual({ name: 'llm-prefill-engine', namespace: 'ns' });
 
@@ -100,7 +103,7 @@ describe('component tree', () => {
       'kubernetes:core/v1:ConfigMap',
       'kubernetes:core/v1:ConfigMap',
       'kubernetes:core/v1:PersistentVolumeClaim',
-      'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment',
+      'kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment',
     ]);
     for (const o of objects) expect(o.dependencies).toContain(nsUrn);
   });
@@ -109,8 +112,8 @@ describe('component tree', () => {
     new AggregatedDeployment('agg', { model: 'm', backend: Backend.vllm(), workers: {} });
     await recorder.settle();
     expect(recorder.byName('agg-VllmWorker').type).toBe('dynamo-constructs:index:Worker');
-    const dgd = recorder.registrations.find((x) => x.type === 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment')!;
-    expect(dgd.inputs.metadata).toEqual({ name: 'agg' });
+    const dgd = recorder.registrations.find((x) => x.type === 'kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment')!;
+    expect(dgd.inputs.metadata).toEqual({ name: 'agg', annotations: { 'nvidia.com/grove-update-strategy': 'RollingRecreate' } });
   });
 
   test('component by component, as in cdk8s', async () => {
@@ -120,9 +123,9 @@ describe('component tree', () => {
     new DecodeWorker('g-decode', { graph, serviceName: 'VllmDecodeWorker' });
     new Planner('g-planner', { graph, serviceName: 'Planner', ttftMs: 200, itlMs: 20 });
     await recorder.settle();
-    const dgd = recorder.registrations.find((x) => x.type === 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment')!;
-    expect(Object.keys(dgd.inputs.spec.services).sort()).toEqual(['Frontend', 'Planner', 'VllmDecodeWorker', 'VllmPrefillWorker']);
-    expect(dgd.inputs.spec.services.Planner.componentType).toBe('planner');
+    const dgd = recorder.registrations.find((x) => x.type === 'kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment')!;
+    expect(dgd.inputs.spec.components.map((c: any) => c.name)).toEqual(['Frontend', 'VllmPrefillWorker', 'VllmDecodeWorker', 'Planner']);
+    expect(dgd.inputs.spec.components[3].type).toBe('planner');
   });
 });
 

@@ -16,6 +16,8 @@ test('GrafanaDashboard, SlaAlerts and PodMonitors register the objects core rend
   const byType = (t: string) => recorder.registrations.filter((r) => r.type === t);
   expect(byType('kubernetes:core/v1:ConfigMap').map((r) => r.inputs.metadata)).toEqual([
     { name: 'planner-dashboard', namespace: 'monitoring', labels: { grafana_dashboard: '1' } },
+    // the 1.x planner's config
+    { name: 'llm-planner-config', namespace: 'serving' },
   ]);
   const [rule] = byType('kubernetes:monitoring.coreos.com/v1:PrometheusRule');
   expect(rule.inputs.metadata).toEqual({ name: 'llm-sla', namespace: 'serving', labels: { release: 'prometheus' } });

@@ -1,7 +1,10 @@
 import * as pulumi from '@pulumi/pulumi';
-import { Testing } from 'cdk8s';
+import { Chart, Testing } from 'cdk8s';
 import { EXAMPLES } from '../../examples';
 import { TWINS } from '../../examples/pulumi/twins';
+import { RELEASES } from '../../src/core';
+import * as cdk8s from '../../src/cdk8s';
+import { AggregatedDeployment, Backend, DisaggregatedDeployment, Fabric, Router } from '../../src/pulumi';
 import { PulumiRecorder } from '../support/pulumi';
 
 /**
@@ -72,5 +75,38 @@ describe.each(Object.keys(EXAMPLES) as (keyof typeof EXAMPLES)[])('%s', (name) =
       expect(pulumiObjects.find((o) => key(o) === key(object))).toEqual(object);
     }
     expect(pulumiReleases().sort(byName)).toEqual(fluxReleases(cdk8s).sort(byName));
+  });
+});
+
+/**
+ * Beyond the examples: for every release line and backend, a planned disaggregated
+ * deployment behind the KV router and an aggregated one, with the same options in
+ * both shells, give the same objects.
+ */
+const LINE_VERSIONS = Object.keys(RELEASES).map((line) => `${line}.0`);
+
+describe.each(LINE_VERSIONS.flatMap((v) => (['vllm', 'sglang', 'trtllm'] as const).map((b) => [v, b] as const)))('Dynamo %s, %s', (dynamoVersion, backend) => {
+  test('cdk8s and Pulumi give the same objects for planned disaggregated and aggregated deployments', async () => {
+    const backendOf = () => (backend === 'vllm' ? Backend.vllm() : backend === 'sglang' ? Backend.sglang() : Backend.trtllm());
+    const disagg = {
+      dynamoVersion,
+      model: 'meta-llama/Llama-3.3-70B-Instruct',
+      fabric: Fabric.rdma(),
+      frontend: { router: Router.kv() },
+      prefill: { tensorParallelSize: 2 },
+      decode: { tensorParallelSize: 4 },
+      planner: { ttftMs: 300, itlMs: 30, maxGpuBudget: 16 },
+    };
+    const agg = { dynamoVersion, model: 'Qwen/Qwen3-32B', frontend: { router: Router.kv() }, workers: { replicas: 2 } };
+    const chart = new Chart(Testing.app(), 'c', { namespace: 'serving' });
+    new cdk8s.DisaggregatedDeployment(chart, 'llm', { ...disagg, backend: backendOf() });
+    new cdk8s.AggregatedDeployment(chart, 'agg', { ...agg, backend: backendOf() });
+    const objects = Testing.synth(chart);
+    new DisaggregatedDeployment('llm', { ...disagg, namespace: 'serving', backend: backendOf() });
+    new AggregatedDeployment('agg', { ...agg, namespace: 'serving', backend: backendOf() });
+    await recorder.settle();
+    const pulumiObjects = recorder.kubeObjects().filter((o) => o.kind !== undefined);
+    expect(pulumiObjects.map(key).sort()).toEqual(objects.map(key).sort());
+    for (const object of objects) expect(pulumiObjects.find((o) => key(o) === key(object))).toEqual(object);
   });
 });

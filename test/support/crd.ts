@@ -42,6 +42,16 @@ export function dynamoV1beta1Crds(): CrdValidator {
   return validatorOf(CRD_V1BETA1_DIR);
 }
 
+let both: CrdValidator | undefined;
+
+/** What `dynamo-constructs lint` bundles: v1alpha1 from 0.9's CRDs, v1beta1 from 1.x's. */
+export function lintCrds(): CrdValidator {
+  validatorOf(CRD_DIR);
+  validatorOf(CRD_V1BETA1_DIR);
+  both ??= new CrdValidator([...loadCrds(CRD_DIR), ...loadCrds(CRD_V1BETA1_DIR)]);
+  return both;
+}
+
 /**
  * Returns the schema violations of a DGD or DGDR, against the CRDs of the
  * releases that write its API version; an empty list means valid.

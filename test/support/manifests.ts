@@ -49,6 +49,9 @@ export function manifestErrors(obj: any): string[] {
  * Paths where a rendered value is missing or empty: `undefined`, `null`,
  * `NaN`, or an object or list with nothing in it.
  */
+/** Empty objects whose presence is the value: the v1beta1 `scalingAdapter: {}` marker (opts a component into a DGDSA). */
+const MARKERS = /\.components\[\d+\]\.scalingAdapter$/;
+
 export function holes(value: unknown, path = ''): string[] {
   if (value === undefined) return [`${path}: undefined`];
   if (value === null) return [`${path}: null`];
@@ -60,7 +63,7 @@ export function holes(value: unknown, path = ''): string[] {
   }
   if (typeof value === 'object') {
     const entries = Object.entries(value as object);
-    if (entries.length === 0) return [`${path}: {}`];
+    if (entries.length === 0) return MARKERS.test(path) ? [] : [`${path}: {}`];
     return entries.flatMap(([k, v]) => holes(v, path ? `${path}.${k}` : k));
   }
   return [];

@@ -61,15 +61,6 @@ function namesIn(sentence: string, prefix: string): string[] {
   });
 }
 
-/** The planner metrics reference.md lists (section c), read from the digest itself. */
-export function referencePlannerMetrics(): string[] {
-  const text = reference();
-  const start = text.indexOf('Planner metrics (dashboard');
-  if (start < 0) throw new Error('the planner metrics are missing from reference.md');
-  const sentence = text.slice(start, text.indexOf('(label `namespace`', start));
-  return namesIn(sentence, 'dynamo_planner').filter((n) => n.startsWith('dynamo_planner_'));
-}
-
 /** The frontend and worker metrics reference.md lists (section d). */
 export function referenceServingMetrics(): string[] {
   const text = reference();

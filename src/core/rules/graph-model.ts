@@ -1,7 +1,7 @@
 import { isPlainObject } from '../checks';
 import { EnvVar } from '../k8s';
 import { yaml } from '../util';
-import { DynamoRelease, releaseOfImage } from '../versions';
+import { DynamoRelease, DEFAULT_DYNAMO_VERSION, releaseOf, releaseOfImage } from '../versions';
 import { Launch, flagValue, parseLaunch } from './launch';
 
 /**
@@ -53,7 +53,16 @@ export interface ServiceModel {
   readonly env: ReadonlyMap<string, EnvEntry>;
   /** TensorRT-LLM: the engine config file, when its ConfigMap is among the objects. */
   readonly engineConfig?: Readonly<Record<string, unknown>>;
-  /** The Dynamo release the main container runs, read from its image tag; undefined when the tag names none. */
+  /**
+   * The 1.x planner: its `--config` document (inline, or the file its ConfigMap mounts
+   * when that ConfigMap is among the objects), and where each key of it sits.
+   */
+  readonly plannerConfig?: { readonly values: Readonly<Record<string, unknown>>; readonly field: string };
+  /**
+   * The Dynamo release the service runs: the one the manifest is checked for, else its
+   * image tag's, else its `runtimeVersionOverride`'s, else (v1beta1) the graph's;
+   * undefined when nothing names one (a custom image in a v1alpha1 graph).
+   */
   readonly release?: DynamoRelease;
 }
 
@@ -67,6 +76,23 @@ export interface GraphModel {
   readonly services: readonly ServiceModel[];
   /** Other objects given with the graph (ConfigMaps, claims), by `Kind/name`. */
   readonly objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+  /** The API version the manifest was written in (the model itself is in the normalized layout). */
+  readonly apiVersion: string;
+  /**
+   * The Dynamo release the graph runs: the one it is checked for, else the one most of its
+   * images name, else the current 1.x line for a v1beta1 graph; undefined when nothing says.
+   */
+  readonly release?: DynamoRelease;
+  /** Whether `release` was given (checked for a release) rather than read from the manifest. */
+  readonly releaseGiven: boolean;
+}
+
+/** How a manifest is read. */
+export interface ModelOptions {
+  /** Check the graph as the Dynamo release it will run (an upgrade target), whatever its images say. */
+  readonly release?: DynamoRelease;
+  /** The API version it was written in, when the graph passed in was converted to the normalized layout. */
+  readonly apiVersion?: string;
 }
 
 const ENGINE_MODULES: Record<string, EngineName> = {
@@ -139,6 +165,31 @@ function mountedConfigMap(spec: Record<string, unknown>, container: Record<strin
   return { name: configMap.name, key: typeof item?.key === 'string' ? item.key : relative };
 }
 
+/** A YAML (or JSON) document as an object; undefined when it is not one. */
+function parseDocument(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = yaml().parse(text);
+    return isPlainObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The contents of a file the container mounts from a ConfigMap among the objects. */
+function mountedFile(
+  spec: Record<string, unknown>,
+  container: Record<string, unknown>,
+  file: string,
+  objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+  namespace: string | undefined,
+): { text: string; configMap: string; key: string } | undefined {
+  const source = mountedConfigMap(spec, container, file);
+  if (!source) return undefined;
+  const configMap = (namespace !== undefined ? objects.get(`ConfigMap/${namespace}/${source.name}`) : undefined) ?? objects.get(`ConfigMap/${source.name}`);
+  const data = obj(configMap?.data)[source.key];
+  return typeof data === 'string' ? { text: data, configMap: source.name, key: source.key } : undefined;
+}
+
 function engineConfigOf(
   spec: Record<string, unknown>,
   container: Record<string, unknown>,
@@ -148,17 +199,25 @@ function engineConfigOf(
 ): Record<string, unknown> | undefined {
   const file = flagValue(launch, '--extra-engine-args')?.value;
   if (typeof file !== 'string') return undefined;
-  const source = mountedConfigMap(spec, container, file);
-  if (!source) return undefined;
-  const configMap = (namespace !== undefined ? objects.get(`ConfigMap/${namespace}/${source.name}`) : undefined) ?? objects.get(`ConfigMap/${source.name}`);
-  const data = obj(configMap?.data)[source.key];
-  if (typeof data !== 'string') return undefined;
-  try {
-    const parsed: unknown = yaml().parse(data);
-    return isPlainObject(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
+  const mounted = mountedFile(spec, container, file, objects, namespace);
+  return mounted ? parseDocument(mounted.text) : undefined;
+}
+
+/** `python3 -m dynamo.planner --config <json | yaml | file>` (1.x): the document, and where it sits. */
+function plannerConfigOf(
+  spec: Record<string, unknown>,
+  container: Record<string, unknown>,
+  launch: Launch,
+  objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+  namespace: string | undefined,
+): ServiceModel['plannerConfig'] {
+  const config = flagValue(launch, '--config')?.value;
+  if (typeof config !== 'string') return undefined;
+  const inline = /^\s*\{/.test(config) ? parseDocument(config) : undefined;
+  if (inline) return { values: inline, field: argField('--config') };
+  const mounted = mountedFile(spec, container, config, objects, namespace);
+  const values = mounted && parseDocument(mounted.text);
+  return values ? { values, field: `${argField('--config')}(ConfigMap ${mounted.configMap}: ${mounted.key})` } : undefined;
 }
 
 /**
@@ -178,8 +237,14 @@ export function indexObjects(objects: readonly unknown[]): Map<string, Record<st
 }
 
 /** Reads a DynamoGraphDeployment (and the ConfigMaps and claims it refers to) into the rules' model. */
-export function graphModel(graph: Readonly<Record<string, unknown>>, objects: ReadonlyMap<string, Readonly<Record<string, unknown>>> = new Map()): GraphModel {
+export function graphModel(
+  graph: Readonly<Record<string, unknown>>,
+  objects: ReadonlyMap<string, Readonly<Record<string, unknown>>> = new Map(),
+  options: ModelOptions = {},
+): GraphModel {
   const spec = obj(graph.spec);
+  const apiVersion = options.apiVersion ?? (typeof graph.apiVersion === 'string' ? graph.apiVersion : '');
+  const graphRelease = options.release ?? commonRelease(spec) ?? (apiVersion === 'nvidia.com/v1beta1' ? releaseOf(DEFAULT_DYNAMO_VERSION) : undefined);
   const metadata = obj(graph.metadata);
   const graphEnv = envList(spec.envs);
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
@@ -214,7 +279,8 @@ export function graphModel(graph: Readonly<Record<string, unknown>>, objects: Re
       launches,
       env,
       engineConfig: engine === 'trtllm' ? engineConfigOf(s, container, launch, objects, namespace) : undefined,
-      release: releaseOfImage(container.image),
+      plannerConfig: kind === 'planner' ? plannerConfigOf(s, container, launch, objects, namespace) : undefined,
+      release: options.release ?? releaseOfImage(container.image) ?? releaseOfVersion(s.runtimeVersionOverride) ?? (apiVersion === 'nvidia.com/v1beta1' ? graphRelease : undefined),
     };
   });
   // Dynamo's vLLM examples before 0.8 run decode workers without a flag, next to flagged prefill workers
@@ -230,7 +296,27 @@ export function graphModel(graph: Readonly<Record<string, unknown>>, objects: Re
     spec,
     services,
     objects,
+    apiVersion,
+    release: graphRelease,
+    releaseGiven: options.release !== undefined,
   };
+}
+
+/** The release of a `runtimeVersionOverride` (v1beta1 components whose image tag names no release). */
+function releaseOfVersion(version: unknown): DynamoRelease | undefined {
+  return typeof version === 'string' ? releaseOfImage(`image:${version}`) : undefined;
+}
+
+/** The release most of a graph's images name (the first such on a tie). */
+function commonRelease(spec: Record<string, unknown>): DynamoRelease | undefined {
+  const counts = new Map<DynamoRelease, number>();
+  for (const raw of Object.values(obj(spec.services))) {
+    const release = releaseOfImage(obj(obj(obj(raw).extraPodSpec).mainContainer).image);
+    if (release) counts.set(release, (counts.get(release) ?? 0) + 1);
+  }
+  let best: DynamoRelease | undefined;
+  for (const [release, n] of counts) if (best === undefined || n > counts.get(best)!) best = release;
+  return best;
 }
 
 export function workers(g: GraphModel): ServiceModel[] {

@@ -1,4 +1,5 @@
 import { readV1beta1, v1beta1GraphField, v1beta1ServiceField } from '../dgd-v1beta1';
+import { DynamoRelease } from '../versions';
 import { Findings, Finding } from './findings';
 import { GraphModel, graphModel, indexObjects } from './graph-model';
 import { envRules } from './env';
@@ -11,12 +12,14 @@ import { requestRules } from './request';
 import { routerRules } from './router';
 import { claimRules, storageRules } from './storage';
 import { structureRules } from './structure';
+import { upgradeRules } from './upgrade';
 
 export * from './catalog';
 export { Finding, manifestPath, reportDraftFindings, reportFindings } from './findings';
 export { GraphModel, graphModel, indexObjects, Place, ServiceModel } from './graph-model';
 export { parameterBillions } from './model-size';
 export { MAX_SERVICES, MAX_GROVE_NAME_LENGTH } from './structure';
+export { LedgerEntry, ledgerFor, lineAtLeast, UPGRADE_LEDGER } from './upgrade';
 
 /** The rule families a graph is checked by, in reporting order. */
 const GRAPH_RULES: readonly ((g: GraphModel, f: Findings) => void)[] = [
@@ -29,27 +32,52 @@ const GRAPH_RULES: readonly ((g: GraphModel, f: Findings) => void)[] = [
   plannerRules,
   storageRules,
   modelSizeRules,
+  upgradeRules,
 ];
+
+/** How a manifest is checked. */
+export interface CheckOptions {
+  /**
+   * The Dynamo release the manifest will run: flags, fields and defaults are checked
+   * against it, and what breaks on it is reported (`lint --dynamo-version`).
+   * @default - the release the manifest's images name
+   */
+  readonly release?: DynamoRelease;
+  /** The API version the manifest is written in, when it is not the graph's own (the library's normalized drafts). */
+  readonly apiVersion?: string;
+}
 
 /**
  * Runs every rule over a DynamoGraphDeployment. `objects` are the other
  * objects deployed with it (TensorRT-LLM engine ConfigMaps, claims), which
  * some rules follow references into.
  */
-export function checkGraphManifest(graph: Readonly<Record<string, unknown>>, objects: readonly unknown[] = []): Finding[] {
-  // a v1beta1 graph is read into the normalized layout the rules know, and its findings pointed back
+export function checkGraphManifest(graph: Readonly<Record<string, unknown>>, objects: readonly unknown[] = [], options: CheckOptions = {}): Finding[] {
   const v1beta1 = graph.apiVersion === 'nvidia.com/v1beta1';
-  const model = graphModel(v1beta1 ? readV1beta1(graph) : graph, indexObjects(objects));
+  const model = manifestModel(graph, indexObjects(objects), options);
   const f = new Findings();
   for (const rules of GRAPH_RULES) rules(model, f);
   if (!v1beta1) return f.all;
   return f.all.map((x) => ({ ...x, field: x.service === undefined ? v1beta1GraphField(x.field) : v1beta1ServiceField(x.field) }));
 }
 
+/**
+ * A DynamoGraphDeployment of either API version in the rules' model: a v1beta1 graph is
+ * read into the normalized (v1alpha1) layout the rules know; findings on it are pointed
+ * back into its own layout by `checkGraphManifest`.
+ */
+export function manifestModel(graph: Readonly<Record<string, unknown>>, objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>, options: CheckOptions = {}): GraphModel {
+  const v1beta1 = graph.apiVersion === 'nvidia.com/v1beta1';
+  return graphModel(v1beta1 ? readV1beta1(graph) : graph, objects, {
+    release: options.release,
+    apiVersion: options.apiVersion ?? (typeof graph.apiVersion === 'string' ? graph.apiVersion : undefined),
+  });
+}
+
 /** Runs every rule over a DynamoGraphDeploymentRequest. */
-export function checkRequestManifest(request: Readonly<Record<string, unknown>>): Finding[] {
+export function checkRequestManifest(request: Readonly<Record<string, unknown>>, options: Pick<CheckOptions, 'release'> = {}): Finding[] {
   const f = new Findings();
-  requestRules(request, f);
+  requestRules(request, f, options.release);
   return f.all;
 }
 

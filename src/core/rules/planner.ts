@@ -1,4 +1,4 @@
-import { checkInteger, checkNumber, isPlainObject } from '../checks';
+import { checkInteger, checkNumber } from '../checks';
 import { plannerBudgetProblem } from '../planner';
 import { DEFAULT_DYNAMO_VERSION, RELEASES } from '../versions';
 import { Findings } from './findings';
@@ -9,35 +9,31 @@ import { engineGpus, replicasOf } from './workload';
 /** The planner's defaults (the same in every release the library knows). */
 export const PLANNER_DEFAULTS = RELEASES[DEFAULT_DYNAMO_VERSION.split('.').slice(0, 2).join('.')].planner.defaults;
 
+/**
+ * Each setting as a 0.8/0.9 flag, and as the keys of the 1.x PlannerConfig document
+ * (its field name first, then the aliases it accepts; inline JSON of 1.1-era manifests
+ * uses the aliases).
+ */
 const SETTINGS = {
-  mode: { flag: '--mode', key: 'mode' },
-  maxGpuBudget: { flag: '--max-gpu-budget', key: 'max_gpu_budget' },
-  minEndpoint: { flag: '--min-endpoint', key: 'min_endpoint' },
-  adjustmentIntervalSeconds: { flag: '--adjustment-interval', key: 'throughput_adjustment_interval' },
-  ttftMs: { flag: '--ttft', key: 'ttft' },
-  itlMs: { flag: '--itl', key: 'itl' },
+  mode: { flag: '--mode', keys: ['mode'] },
+  maxGpuBudget: { flag: '--max-gpu-budget', keys: ['max_gpu_budget'] },
+  minEndpoint: { flag: '--min-endpoint', keys: ['min_endpoint'] },
+  adjustmentIntervalSeconds: { flag: '--adjustment-interval', keys: ['throughput_adjustment_interval_seconds', 'throughput_adjustment_interval'] },
+  ttftMs: { flag: '--ttft', keys: ['ttft_ms', 'ttft'] },
+  itlMs: { flag: '--itl', keys: ['itl_ms', 'itl'] },
 } as const;
 
 type PlannerSetting = keyof typeof SETTINGS;
 
-/** The planner's JSON config (`--config '{...}'`, Dynamo 1.1 and later), when inline. */
-export function inlineConfig(s: ServiceModel): Record<string, unknown> | undefined {
-  const config = flagValue(s.launch, '--config')?.value;
-  if (typeof config !== 'string' || !config.trim().startsWith('{')) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(config);
-    return isPlainObject(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function plannerSetting(s: ServiceModel, key: PlannerSetting): Located<string | number | true> | undefined {
-  const { flag, key: configKey } = SETTINGS[key];
+  const { flag, keys } = SETTINGS[key];
   const f = flagValue(s.launch, flag);
   if (f) return { value: f.value, field: argField(flag), option: key };
-  const v = inlineConfig(s)?.[configKey];
-  if (typeof v === 'number' || typeof v === 'string') return { value: v, field: `${argField('--config')}.${configKey}`, option: key };
+  const config = s.plannerConfig;
+  for (const k of keys) {
+    const v = config?.values[k];
+    if (typeof v === 'number' || typeof v === 'string') return { value: v, field: `${config!.field}.${k}`, option: key };
+  }
   return undefined;
 }
 
@@ -66,10 +62,9 @@ export function plannerRules(g: GraphModel, f: Findings): void {
     );
   }
 
-  // a config file, or a planner that takes its settings only from one, keeps its budget out of the manifest
+  // a config file the objects do not hold keeps the budget out of sight; a 1.x config without one has the default
   const config = flagValue(planner.launch, '--config')?.value;
-  const budgetUnknown = !budgetAt && ((typeof config === 'string' && !inlineConfig(planner)) || planner.launch.module === 'dynamo.planner');
-  if (budgetUnknown) return;
+  if (!budgetAt && typeof config === 'string' && !planner.plannerConfig) return;
   const prefill = pool.find((w) => w.role === 'prefill');
   const decode = pool.find((w) => w.role === 'decode');
   const prefillGpus = prefill && engineGpus(prefill);

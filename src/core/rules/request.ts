@@ -1,5 +1,6 @@
 import { checkDnsSubdomain, checkInteger, checkNumber, isPlainObject } from '../checks';
 import { plannerBudgetProblem } from '../planner';
+import { DynamoRelease } from '../versions';
 import { Findings } from './findings';
 import { at, Located } from './graph-model';
 import { PLANNER_DEFAULTS } from './planner';
@@ -21,8 +22,62 @@ function setting(config: unknown, section: string, camel: string, snake: string,
   return undefined;
 }
 
-export function requestRules(request: Readonly<Record<string, unknown>>, f: Findings): void {
+/**
+ * Runs the request rules: the 0.8/0.9 request (`nvidia.com/v1alpha1`, everything in
+ * `profilingConfig.config`) or the 1.x one (`nvidia.com/v1beta1`, top-level fields).
+ * `release`: the release the request will run on, when it is checked for one.
+ */
+export function requestRules(request: Readonly<Record<string, unknown>>, f: Findings, release?: DynamoRelease): void {
   f.check(undefined, { field: 'metadata.name', option: 'name' }, (d, path) => checkDnsSubdomain(d, path, at(request, 'metadata.name')));
+  if (request.apiVersion === 'nvidia.com/v1beta1') {
+    v1beta1RequestRules(request, f);
+    return;
+  }
+  if (release?.apiVersion === 'nvidia.com/v1beta1') {
+    f.report(
+      'deprecated',
+      undefined,
+      { field: 'apiVersion', option: 'dynamoVersion' },
+      `is nvidia.com/v1alpha1, deprecated in Dynamo ${release.line}.x, whose requests are v1beta1: profilingConfig becomes top-level sla, workload, hardware and features fields, and autoApply defaults to true`,
+    );
+  }
+  v1alpha1RequestRules(request, f);
+}
+
+/** A value of the 1.x request at a dotted path under `spec`. */
+function field(request: unknown, path: string, option: string): Located<string | number | true> | undefined {
+  const v = at(request, `spec.${path}`);
+  return typeof v === 'number' || typeof v === 'string' ? { value: v, field: `spec.${path}`, option } : undefined;
+}
+
+function v1beta1RequestRules(request: Readonly<Record<string, unknown>>, f: Findings): void {
+  const tokens = (d: Parameters<Parameters<Findings['checkNumeric']>[2]>[0], path: string, n: number) => checkInteger(d, path, n, 1, 'a whole number of tokens > 0');
+  f.checkNumeric(undefined, field(request, 'workload.isl', 'sla.isl'), tokens);
+  f.checkNumeric(undefined, field(request, 'workload.osl', 'sla.osl'), tokens);
+  for (const [key, option] of [['sla.ttft', 'sla.ttftMs'], ['sla.itl', 'sla.itlMs'], ['workload.requestRate', 'workload.requestRate']] as const) {
+    f.checkNumeric(undefined, field(request, key, option), (d, path, n) => checkNumber(d, path, n, { min: 0, exclusiveMin: true }));
+  }
+  f.checkNumeric(undefined, field(request, 'workload.concurrency', 'workload.concurrency'), (d, path, n) => checkInteger(d, path, n, 1));
+  f.checkNumeric(undefined, field(request, 'hardware.totalGpus', 'hardware.totalGpus'), (d, path, n) => checkInteger(d, path, n, 1));
+  f.checkNumeric(undefined, field(request, 'hardware.numGpusPerNode', 'hardware.gpusPerNode'), (d, path, n) => checkInteger(d, path, n, 1));
+  f.checkNumeric(undefined, field(request, 'hardware.vramMb', 'hardware.vramMb'), (d, path, n) => checkNumber(d, path, n, { min: 0, exclusiveMin: true }));
+
+  const planner = at(request, 'spec.features.planner');
+  if (!isPlainObject(planner)) return;
+  const budgetAt = field(request, 'features.planner.max_gpu_budget', 'planner.maxGpuBudget');
+  const budget = f.checkNumeric(undefined, budgetAt, (d, path, n) => {
+    if (n !== -1) checkInteger(d, path, n, 1, 'a whole number of GPUs >= 1 (or -1 for no budget)');
+  });
+  const minEndpoint = f.checkNumeric(undefined, field(request, 'features.planner.min_endpoint', 'planner.minEndpoint'), (d, path, n) => checkInteger(d, path, n, 1));
+  f.checkNumeric(undefined, field(request, 'features.planner.throughput_adjustment_interval_seconds', 'planner.adjustmentIntervalSeconds'), (d, path, n) =>
+    checkInteger(d, path, n, 1, 'a whole number of seconds > 0'),
+  );
+  if (budgetAt && budget === undefined) return;
+  const problem = plannerBudgetProblem({ maxGpuBudget: budget, minEndpoint }, PLANNER_DEFAULTS, { prefillGpusPerEngine: 1, decodeGpusPerEngine: 1 });
+  if (problem) f.report('planner-budget', undefined, budgetAt ?? { field: 'spec.features.planner.max_gpu_budget', option: 'planner.maxGpuBudget' }, problem);
+}
+
+function v1alpha1RequestRules(request: Readonly<Record<string, unknown>>, f: Findings): void {
   const config = at(request, CONFIG);
   if (!isPlainObject(config)) return;
 

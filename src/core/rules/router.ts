@@ -4,20 +4,32 @@ import { Findings } from './findings';
 import { argField, GraphModel, Located, ServiceModel } from './graph-model';
 import { flagValue } from './launch';
 
-/** Frontend settings, each a flag with an environment variable alternative (reference section d). */
+/**
+ * Frontend settings, each a flag with environment variable alternatives, in every
+ * spelling a supported release reads (0.8/0.9 first, then 1.x: reference section d,
+ * reference-1x section 4a). What one release does not read is the upgrade rules' business.
+ */
 const SETTINGS = {
-  mode: { flags: ['--router-mode'], env: 'DYN_ROUTER_MODE', option: 'router' },
-  blockSize: { flags: ['--kv-cache-block-size'], env: 'DYN_KV_CACHE_BLOCK_SIZE', option: 'router.blockSize' },
-  temperature: { flags: ['--router-temperature'], env: 'DYN_ROUTER_TEMPERATURE', option: 'router.temperature' },
-  overlapScoreWeight: { flags: ['--kv-overlap-score-weight'], env: 'DYN_KV_OVERLAP_SCORE_WEIGHT', option: 'router.overlapScoreWeight' },
-  ttlSeconds: { flags: ['--router-ttl'], env: 'DYN_ROUTER_TTL', option: 'router.ttlSeconds' },
-  maxTreeSize: { flags: ['--router-max-tree-size'], env: 'DYN_ROUTER_MAX_TREE_SIZE', option: 'router.maxTreeSize' },
-  pruneTargetRatio: { flags: ['--router-prune-target-ratio'], env: 'DYN_ROUTER_PRUNE_TARGET_RATIO', option: 'router.pruneTargetRatio' },
-  activeDecodeBlocksThreshold: { flags: ['--active-decode-blocks-threshold'], env: 'DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD', option: 'router.activeDecodeBlocksThreshold' },
-  activePrefillTokensThreshold: { flags: ['--active-prefill-tokens-threshold'], env: 'DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD', option: 'router.activePrefillTokensThreshold' },
-  replicaSync: { flags: ['--router-replica-sync'], env: undefined, option: 'router.replicaSync' },
-  httpPort: { flags: ['--http-port'], env: 'DYN_HTTP_PORT', option: 'httpPort' },
+  mode: { flags: ['--router-mode'], env: ['DYN_ROUTER_MODE'], option: 'router' },
+  blockSize: { flags: ['--kv-cache-block-size'], env: ['DYN_KV_CACHE_BLOCK_SIZE'], option: 'router.blockSize' },
+  temperature: { flags: ['--router-temperature'], env: ['DYN_ROUTER_TEMPERATURE'], option: 'router.temperature' },
+  overlapScoreWeight: {
+    flags: ['--kv-overlap-score-weight', '--router-kv-overlap-score-weight', '--router-prefill-load-scale'],
+    env: ['DYN_KV_OVERLAP_SCORE_WEIGHT', 'DYN_ROUTER_KV_OVERLAP_SCORE_WEIGHT', 'DYN_OVERLAP_SCORE_WEIGHT'],
+    option: 'router.overlapScoreWeight',
+  },
+  ttlSeconds: { flags: ['--router-ttl', '--router-ttl-secs'], env: ['DYN_ROUTER_TTL', 'DYN_ROUTER_TTL_SECS'], option: 'router.ttlSeconds' },
+  maxTreeSize: { flags: ['--router-max-tree-size'], env: ['DYN_ROUTER_MAX_TREE_SIZE'], option: 'router.maxTreeSize' },
+  pruneTargetRatio: { flags: ['--router-prune-target-ratio'], env: ['DYN_ROUTER_PRUNE_TARGET_RATIO'], option: 'router.pruneTargetRatio' },
+  activeDecodeBlocksThreshold: { flags: ['--active-decode-blocks-threshold'], env: ['DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD'], option: 'router.activeDecodeBlocksThreshold' },
+  activePrefillTokensThreshold: { flags: ['--active-prefill-tokens-threshold'], env: ['DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD'], option: 'router.activePrefillTokensThreshold' },
+  replicaSync: { flags: ['--router-replica-sync'], env: ['DYN_ROUTER_REPLICA_SYNC'], option: 'router.replicaSync' },
+  httpPort: { flags: ['--http-port'], env: ['DYN_HTTP_PORT'], option: 'httpPort' },
 } as const;
+
+/** The router's KV events switch: the flags that turn them off and the variables that can. */
+const NO_KV_EVENTS_FLAGS = ['--no-kv-events', '--no-router-kv-events'];
+const KV_EVENTS_ENV = ['DYN_KV_EVENTS', 'DYN_ROUTER_USE_KV_EVENTS', 'DYN_USE_KV_EVENTS'];
 
 export type RouterSetting = keyof typeof SETTINGS;
 
@@ -26,9 +38,11 @@ export function routerSetting(frontend: ServiceModel, key: RouterSetting): Locat
   const s = SETTINGS[key];
   const f = flagValue(frontend.launch, ...s.flags);
   if (f) return { value: f.value, field: argField(f.name), option: s.option };
-  const e = s.env ? frontend.env.get(s.env) : undefined;
-  // set through the environment: the finding points at the variable
-  if (e && typeof e.env.value === 'string') return { value: e.env.value, field: e.place.field, option: e.place.option };
+  for (const name of s.env) {
+    const e = frontend.env.get(name);
+    // set through the environment: the finding points at the variable
+    if (e && typeof e.env.value === 'string') return { value: e.env.value, field: e.place.field, option: e.place.option };
+  }
   return undefined;
 }
 
@@ -54,42 +68,58 @@ const RANGES: Partial<Record<RouterSetting, RangeCheck>> = {
 /** Router modes; guide 3 spells round-robin `round_robin` in `DYN_ROUTER_MODE`. */
 const MODES = ['round-robin', 'round_robin', 'random', 'kv'];
 
-/** Whether a worker publishes KV cache events, as its engine's flags and defaults say; undefined if unknown. */
+/** Whether a worker publishes KV cache events, as its engine's flags and its release's defaults say; undefined if unknown. */
 function publishesKvEvents(w: ServiceModel): boolean | undefined {
   if (!w.launches) return undefined;
   const config = w.launch.flags.get('--kv-events-config');
-  const enabled = () => {
+  const parsed = (): { enable_kv_cache_events?: unknown } | undefined => {
     try {
-      return (JSON.parse(String(config)) as { enable_kv_cache_events?: unknown }).enable_kv_cache_events !== false;
+      return JSON.parse(String(config)) as { enable_kv_cache_events?: unknown };
     } catch {
-      return true;
+      return undefined;
     }
   };
   switch (w.engine) {
-    // Dynamo 0.8/0.9 turn vLLM's events on unless a config turns them off
     case 'vllm':
-      return config === undefined || enabled();
+      // 1.x: only a config that enables them (vLLM's own default is off); 0.8/0.9: on unless a config turns them off
+      if (w.release?.vllm.kvEvents === 'opt-in') return config !== undefined && (parsed() === undefined || parsed()!.enable_kv_cache_events === true);
+      return config === undefined || parsed()?.enable_kv_cache_events !== false;
     case 'sglang':
-      return config !== undefined && enabled();
+      return config !== undefined && parsed()?.enable_kv_cache_events !== false;
     case 'trtllm':
-      return w.launch.flags.has('--publish-events-and-metrics');
+      // 1.x still maps the 0.x flag to its own
+      return w.launch.flags.has(w.release?.trtllmKvEventsFlag ?? '--publish-events-and-metrics') || w.launch.flags.has('--publish-events-and-metrics');
     default:
       return undefined;
   }
 }
 
+/** What a worker that publishes no events needs, in its release's words. */
+function kvEventsFix(w: ServiceModel): { flag: string; hint: string } {
+  if (w.engine === 'trtllm') {
+    const flag = w.release?.trtllmKvEventsFlag ?? '--publish-events-and-metrics';
+    return { flag, hint: `Add ${flag}` };
+  }
+  if (w.engine === 'vllm' && w.release?.vllm.kvEvents === 'opt-in') {
+    return { flag: '--kv-events-config', hint: `Dynamo ${w.release.line}.x publishes vLLM's events only when asked: add --kv-events-config '${JSON.stringify(w.release.vllm.kvEventsConfig)}'` };
+  }
+  return { flag: '--kv-events-config', hint: 'Add --kv-events-config' };
+}
+
 /** A KV router that expects events needs them from the workers it routes prefill to. */
 function kvEventRules(g: GraphModel, f: Findings, frontend: ServiceModel): void {
-  const eventsOff = frontend.launch.flags.has('--no-kv-events') || ['false', '0'].includes(String(frontend.env.get('DYN_KV_EVENTS')?.env.value).toLowerCase());
+  const off = (name: string) => ['false', '0'].includes(String(frontend.env.get(name)?.env.value).toLowerCase());
+  const eventsOff = NO_KV_EVENTS_FLAGS.some((flag) => frontend.launch.flags.has(flag)) || KV_EVENTS_ENV.some(off);
   if (routerSetting(frontend, 'mode')?.value !== 'kv' || eventsOff) return;
+  const noEvents = frontend.release?.router.flags.noKvEvents ?? '--no-kv-events';
   for (const worker of g.services.filter((s) => s.kind === 'worker' && (s.role === 'prefill' || s.role === 'aggregated'))) {
     if (publishesKvEvents(worker) !== false) continue;
-    const flag = worker.engine === 'trtllm' ? '--publish-events-and-metrics' : '--kv-events-config';
+    const fix = kvEventsFix(worker);
     f.report(
       'kv-events-missing',
       worker,
-      { field: argField(flag), option: '' },
-      `is missing: the KV router waits for KV cache events this worker never publishes, so it routes on load alone. Add ${flag}, or run the router without events (--no-kv-events, Router.kv({ kvEvents: false }))`,
+      { field: argField(fix.flag), option: '' },
+      `is missing: the KV router waits for KV cache events this worker never publishes, so it routes on load alone. ${fix.hint}, or run the router without events (${noEvents}, Router.kv({ kvEvents: false }))`,
     );
   }
 }

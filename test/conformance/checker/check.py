@@ -352,6 +352,55 @@ def quiet_network():
             setattr(module, name, no_fetch)
 
 
+HISTOGRAM_SERIES = re.compile(r"_(bucket|sum|count)$")
+# series Prometheus itself makes for every scrape target
+PROMETHEUS_SERIES = {"up", "scrape_duration_seconds", "scrape_samples_scraped"}
+
+
+def metric_catalog(release):
+    """Every metric name the release's own code defines.
+
+    Two sources: the metric classes releases.json names, instantiated against
+    Prometheus's registry (what the planner and the workers register), and the
+    names `dynamo.prometheus_names` composes for the Rust runtime: each
+    frontend_service constant under name_prefix.FRONTEND, each work_handler and
+    kvstats constant under name_prefix.COMPONENT.
+    """
+    import prometheus_client
+
+    registry = prometheus_client.REGISTRY
+    before = set(registry._names_to_collectors)
+    names = set()
+    for entry in release.get("metrics", []):
+        cls = resolve(entry)
+        params = inspect.signature(cls).parameters
+        if "registry" in params:
+            own = prometheus_client.CollectorRegistry()
+            cls(registry=own)
+            names |= set(own._names_to_collectors)
+        else:
+            cls()
+    names |= set(registry._names_to_collectors) - before
+    pn = importlib.import_module("dynamo.prometheus_names")
+    constants = lambda cls: [v for k, v in vars(cls).items() if k.isupper() and isinstance(v, str) and not k.endswith(("_LABEL", "_ENV"))]
+    prefixes = pn.name_prefix
+    for group, prefix in (("frontend_service", prefixes.FRONTEND), ("work_handler", prefixes.COMPONENT), ("kvstats", prefixes.COMPONENT)):
+        if hasattr(pn, group):
+            names |= {f"{prefix}_{name}" for name in constants(getattr(pn, group))}
+    return names
+
+
+def check_metrics(release, queried):
+    """The metrics each dashboard or alert reads that the release does not define."""
+    catalog = metric_catalog(release)
+    unknown = {}
+    for source, metrics in queried.items():
+        missing = sorted({m for m in metrics if m not in PROMETHEUS_SERIES and m not in catalog and HISTOGRAM_SERIES.sub("", m) not in catalog})
+        if missing:
+            unknown[source] = missing
+    return {"catalog": len(catalog), "unknown": unknown}
+
+
 def main():
     cases_path, results_path = sys.argv[1], sys.argv[2]
     with open(cases_path) as f:
@@ -366,8 +415,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="conformance-") as root:
         for case in doc["cases"]:
             results[case["id"]] = run_case(case, release["parsers"], release, root)
+    metrics = check_metrics(release, doc.get("metrics", {}))
     with open(results_path, "w") as f:
-        json.dump({"dynamo": release["dynamo"], "standIns": stand_ins, "results": results}, f, indent=1)
+        json.dump({"dynamo": release["dynamo"], "standIns": stand_ins, "results": results, "metrics": metrics}, f, indent=1)
 
 
 if __name__ == "__main__":
