@@ -6,7 +6,7 @@ import { CrdSchemas, CrdValidator, loadCrds } from '../../src/cli/crd-schema';
 import { LintFinding, LintNote, lintSources, LintSource } from '../../src/cli/lint';
 import { run } from '../../src/cli/main';
 import { RuleId, RULES } from '../../src/core/rules';
-import { CRD_DIR } from '../support/crd';
+import { CRD_DIR, CRD_V1BETA1_DIR } from '../support/crd';
 
 /**
  * `dynamo-constructs lint`, run in-process through `run(argv, io)` against
@@ -502,5 +502,29 @@ describe('inputs that used to crash the command', () => {
     const r = lint(['-'], `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: c }\nanchor: &a { x: 1 }\ndata:\n${aliases}\n`);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/^<stdin>: document 1: .* \[yaml-syntax\]$/m);
+  });
+});
+
+describe('--dynamo-version: a manifest checked for the release it will run', () => {
+  const guide2 = path.resolve(__dirname, '../fixtures/guide2-disaggregated.yaml');
+
+  test('a 0.9 manifest checked for 1.6.1 names what breaks; without the option its images decide (0.9)', () => {
+    const both = (args: string[]) => cli(['lint', '--crds', CRD_DIR, '--crds', CRD_V1BETA1_DIR, ...args]);
+    const today = both([guide2]);
+    expect(today.status).toBe(0);
+    const upgrade = both(['--dynamo-version', '1.6.1', guide2]);
+    expect(upgrade.status).toBe(1);
+    expect(lines(upgrade.stdout).filter((l) => /\[(unsupported-on-release|required|deprecated)\]$/.test(l)).map((l) => l.replace(/^[^:]+: /, '').replace(/: .*\[/, ' ['))).toEqual([
+      'VLLMPrefillWorker.extraPodSpec.mainContainer.args[--is-prefill-worker] [unsupported-on-release]',
+      'VLLMDecodeWorker.extraPodSpec.mainContainer.args[--is-decode-worker] [unsupported-on-release]',
+      'apiVersion [deprecated]',
+      'VLLMPrefillWorker.extraPodSpec.mainContainer.args[--kv-transfer-config] [required]',
+    ]);
+  });
+
+  test('a release the library has no table for is a usage error naming the supported lines', () => {
+    const r = lint(['--dynamo-version', '1.3.0', guide2]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/Dynamo "1\.3\.0" is not supported; supported releases are 0\.8\.x, 0\.9\.x, 1\.4\.x, 1\.5\.x, 1\.6\.x/);
   });
 });

@@ -36,7 +36,11 @@ export const RULES = {
     catches: 'a graph without workers, aggregated workers mixed with prefill/decode ones, prefill without decode (or the reverse), two frontends or two planners, a planner in an aggregated graph',
     fix: 'one frontend, and either aggregated workers or a prefill and a decode pool',
   },
-  'role-flags': { severity: 'error', catches: 'a worker whose role flags (--is-prefill-worker, --disaggregation-mode) contradict its subComponentType', fix: 'make the flag and subComponentType name the same role' },
+  'role-flags': {
+    severity: 'error',
+    catches: 'a worker whose role flags (--is-prefill-worker, --disaggregation-mode) contradict its subComponentType (v1beta1: its type)',
+    fix: 'make the flag and the component type name the same role',
+  },
   'block-size-mismatch': { severity: 'error', catches: 'workers with different KV block sizes, or a KV router announcing a block size the workers do not use', fix: 'use one block size for every worker and the router' },
   'kv-dtype-mismatch': { severity: 'error', catches: 'prefill and decode workers with different KV cache dtypes', fix: 'use one kvCacheDtype (--kv-cache-dtype) for both' },
   'parallelism-gpus': { severity: 'error', catches: 'tensor x pipeline parallel size larger than the GPUs of an engine', fix: 'give the worker tensorParallelSize x pipelineParallelSize GPUs' },
@@ -47,13 +51,13 @@ export const RULES = {
   'duplicate-env': { severity: 'error', catches: 'one environment variable listed twice in the same list (the webhook refuses it)', fix: 'keep one entry' },
   'literal-secret': { severity: 'error', catches: 'a token written into the manifest (hf_..., nvapi-..., a literal HF_TOKEN)', fix: 'reference a Secret: hfTokenSecret / envFromSecret, or EnvValue.fromSecret (secretKeyRef)' },
   'planner-budget': { severity: 'error', catches: "a planner GPU budget below what the graph needs at the planner's minimum or starts with", fix: 'raise maxGpuBudget (--max-gpu-budget), or start with fewer replicas' },
-  'pvc-reference': { severity: 'error', catches: 'a volume mount naming a claim the graph does not list in spec.pvcs', fix: 'add the claim to spec.pvcs, or fix the mount name' },
+  'pvc-reference': { severity: 'error', catches: 'a volume mount naming a claim the graph does not list in spec.pvcs (v1alpha1)', fix: 'add the claim to spec.pvcs, or fix the mount name' },
   'image-unavailable': { severity: 'error', catches: 'a default image that does not exist for this release and CUDA variant', fix: 'pick another CUDA variant or release, or pass image' },
   'aic-unsupported': { severity: 'error', catches: 'an AIConfigurator system, backend or version without support data', fix: 'use a combination the message lists, or profile without aiConfigurator' },
   'unknown-version': { severity: 'error', catches: 'a Dynamo release the library has no table for', fix: 'use a release the message lists (dynamoVersion)' },
   'unsupported-on-release': {
     severity: 'error',
-    catches: 'an option, flag or field the Dynamo release in use does not have: removed, renamed, or not there yet',
+    catches: 'an option, flag, variable or field the Dynamo release in use does not have: removed, renamed, no longer read, or not there yet',
     fix: 'use what the message names for that release, or another release',
   },
   'sla-drift': { severity: 'error', catches: "alerts with SLA targets different from the ones the deployment is planned for", fix: 'leave sla out so alerts follow the planned SLA' },
@@ -62,7 +66,11 @@ export const RULES = {
   'yaml-syntax': { severity: 'error', catches: 'a file that is not valid YAML, or a document that is not a Kubernetes object', fix: 'fix the YAML at the position given' },
 
   // Warnings: legal, probably wrong
-  'deprecated': { severity: 'warning', catches: 'a flag the Dynamo release in use deprecates for removal in its next release', fix: 'move to the replacement the message names' },
+  'deprecated': {
+    severity: 'warning',
+    catches: 'an option, flag or API version the Dynamo release in use deprecates, or accepts and ignores',
+    fix: 'move to the replacement the message names',
+  },
   'disaggregated-tcp': { severity: 'warning', catches: 'disaggregated serving without RDMA or EFA: KV cache over TCP, TTFT ~40x worse (guide 2)', fix: 'Fabric.rdma() or Fabric.efa()' },
   'efa-shm-transfer': {
     severity: 'warning',
@@ -77,7 +85,7 @@ export const RULES = {
   'kv-events-missing': {
     severity: 'warning',
     catches: 'a KV router that expects KV cache events from workers that publish none: it routes on load alone',
-    fix: 'publish events (--kv-events-config, --publish-events-and-metrics), or Router.kv({ kvEvents: false })',
+    fix: "publish events (vLLM and SGLang --kv-events-config; TensorRT-LLM --publish-kv-events, 0.x --publish-events-and-metrics), or Router.kv({ kvEvents: false })",
   },
   'router-replica-sync': { severity: 'warning', catches: 'several KV router replicas without replica sync: each sees only its own requests', fix: 'Router.kv({ replicaSync: true }), or one frontend replica' },
   'frontend-port': { severity: 'warning', catches: "a frontend port the operator's Service and probes do not use", fix: 'keep port 8000' },

@@ -203,7 +203,9 @@ class EngineTable:
         """Adds the engine's flags to `parser`, as the engine's own add_cli_args does."""
         for a in self.table["actions"]:
             flags = a["flags"]
-            kwargs = {"dest": a["dest"], "default": a["default"], "required": a["required"]}
+            # argparse.SUPPRESS survives JSON as its string; argparse tells it apart by identity
+            default = argparse.SUPPRESS if a["default"] == argparse.SUPPRESS else a["default"]
+            kwargs = {"dest": a["dest"], "default": default, "required": a["required"]}
             action = a["action"]
             if action == "boolean_optional":
                 positive = [f for f in flags if not f.startswith("--no-")]
@@ -306,7 +308,12 @@ def install_vllm(table):
     kv_transfer = configs.get("KVTransferConfig") or config_class("KVTransferConfig", {})
     kv_events = configs.get("KVEventsConfig") or config_class("KVEventsConfig", {})
     root = stand_in_module("vllm", __version__=table.version, __path__=[])
-    stand_in_module("vllm.config", __path__=[], **{**configs, "KVTransferConfig": kv_transfer, "KVEventsConfig": kv_events})
+    # classes Dynamo 1.6 imports while it parses, only to name them in annotations
+    opaque = {name: type(name, (), {"__conformance_stand_in__": True}) for name in ("VllmConfig", "AsyncLLM")}
+    stand_in_module("vllm.config", __path__=[], **{**configs, "KVTransferConfig": kv_transfer, "KVEventsConfig": kv_events, "VllmConfig": opaque["VllmConfig"]})
+    stand_in_module("vllm.v1", __path__=[])
+    stand_in_module("vllm.v1.engine", __path__=[])
+    stand_in_module("vllm.v1.engine.async_llm", AsyncLLM=opaque["AsyncLLM"])
     stand_in_module("vllm.distributed", __path__=[])
     stand_in_module("vllm.distributed.kv_events", KVEventsConfig=kv_events)
     stand_in_module("vllm.engine", __path__=[])
@@ -331,9 +338,19 @@ def install_sglang(table):
         def __init__(self, *a, **k):
             raise NotImplementedError("sglang --config files need the SGLang engine; the conformance checker does not render them")
 
-    class Engine:
-        def __init__(self, *a, **k):
-            raise NotImplementedError("the SGLang engine is not installed; the conformance checker only parses")
+    def not_installed(*_a, **_k):
+        raise NotImplementedError("the SGLang engine is not installed; the conformance checker only parses")
+
+    class EngineType(type):
+        # Dynamo 1.6 wraps the engine's methods at import time (sglang/gateway.py reads
+        # `sgl.Engine.async_generate`): any method is there, and fails if called
+        def __getattr__(cls, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return not_installed
+
+    class Engine(metaclass=EngineType):
+        __init__ = not_installed
 
     # Dynamo 1.x reads both from the top-level package
     root = stand_in_module("sglang", __version__=table.version, __path__=[], Engine=Engine, ServerArgs=ServerArgs)
