@@ -139,6 +139,15 @@ project.addTask('conformance', {
   receiveArgs: true,
 });
 
+// `npm run test:cluster`: everything the library writes applied to a real kube-apiserver, and the
+// Pulumi examples run by the real engine and provider against it (test/cluster/; binaries built from
+// the Go module proxy into the user's cache directory on first use).
+project.addTask('test:cluster', {
+  description: 'Apply every example to a real kube-apiserver; run the Pulumi examples with the real engine',
+  exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json test/cluster/run.ts',
+  receiveArgs: true,
+});
+
 // `npm run bench`: the library against cdk8s and Pulumi alone, on the built package (BENCHMARKS.md).
 const bench = project.addTask('bench', { description: 'Benchmark synthesis and imports against cdk8s and Pulumi alone' });
 bench.spawn(project.compileTask);

@@ -2,15 +2,13 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { bundle } from '../projenrc/bundle';
-import { CRD_DIR } from './support/crd';
+import { npm, packLibrary } from './support/pack';
 
 /**
  * The packed library, installed into fresh projects: a cdk8s user never needs
  * Pulumi, a Pulumi user never needs cdk8s, and the core entry needs neither.
  */
 const root = path.resolve(__dirname, '..');
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let work: string;
 let tarball: string;
 
@@ -33,18 +31,7 @@ function node(dir: string, code: string): string {
 
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'dynamo-constructs-pack-'));
-  const pkg = path.join(work, 'pkg');
-  fs.mkdirSync(pkg);
-  // the build: declarations from tsc, one bundle per entry point
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--emitDeclarationOnly', '--outDir', path.join(pkg, 'lib')], { cwd: root });
-  bundle(root, path.join(pkg, 'lib'));
-  // the post-compile step of the build: the lint command's CRD schemas
-  execFileSync(process.execPath, ['-e', `require(${JSON.stringify(path.join(pkg, 'lib/cli/main'))}).bundleCrds(${JSON.stringify(CRD_DIR)})`], {
-    env: { ...process.env, NODE_PATH: path.join(root, 'node_modules') },
-  });
-  for (const f of ['package.json', 'README.md', 'LICENSE']) fs.copyFileSync(path.join(root, f), path.join(pkg, f));
-  const out = execFileSync(npm, ['pack', '--silent'], { cwd: pkg, encoding: 'utf8' }).trim().split('\n').pop()!;
-  tarball = path.join(pkg, out);
+  tarball = packLibrary(work);
 }, 120_000);
 
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));

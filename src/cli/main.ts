@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Diagnostics, DynamoRelease, lookupRelease } from '../core';
 import { CrdFileError, CrdSchemas, CrdValidator, loadCrds } from './crd-schema';
-import { formatJson, formatText, lintSources, LintSource } from './lint';
+import { formatJson, formatText, LintResult, lintSources, LintSource, serverFindings, withServerFindings } from './lint';
+import { KubeClient, KubeconfigError, loadKubeconfig } from './server';
 
 /** The Dynamo CRD schemas bundled at build time, next to this file. */
 export const BUNDLED_CRDS = path.join(__dirname, 'dynamo-crds.json');
@@ -25,6 +26,12 @@ Options:
                     (e.g. 1.6.1 before an upgrade): flags, variables and fields
                     it removed or deprecates are reported; default: the
                     release each manifest's images name
+  --server          then dry-run every document against the API server of the
+                    current kubeconfig context (server-side apply, strict field
+                    validation) and report what it refuses
+  --kubeconfig <path>, --context <name>
+                    which API server --server asks (default: $KUBECONFIG or
+                    ~/.kube/config, its current context)
   -h, --help        show this help
 
 Directories are searched for *.yaml and *.yml files; - reads standard input.
@@ -45,6 +52,9 @@ interface Args {
   readonly format: 'text' | 'json';
   readonly crds: string[];
   readonly dynamoVersion?: string;
+  readonly server: boolean;
+  readonly kubeconfig?: string;
+  readonly context?: string;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -53,6 +63,9 @@ function parseArgs(argv: readonly string[]): Args {
   let strict = false;
   let format: 'text' | 'json' = 'text';
   let dynamoVersion: string | undefined;
+  let server = false;
+  let kubeconfig: string | undefined;
+  let context: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -67,11 +80,15 @@ function parseArgs(argv: readonly string[]): Args {
       format = f;
     } else if (a === '--crds' || a.startsWith('--crds=')) crds.push(value());
     else if (a === '--dynamo-version' || a.startsWith('--dynamo-version=')) dynamoVersion = value();
+    else if (a === '--server') server = true;
+    else if (a === '--kubeconfig' || a.startsWith('--kubeconfig=')) kubeconfig = value();
+    else if (a === '--context' || a.startsWith('--context=')) context = value();
     else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
     else files.push(a);
   }
   if (files.length === 0) throw new UsageError('no files given');
-  return { files, strict, format, crds, dynamoVersion };
+  if ((kubeconfig !== undefined || context !== undefined) && !server) throw new UsageError('--kubeconfig and --context need --server');
+  return { files, strict, format, crds, dynamoVersion, server, kubeconfig, context };
 }
 
 function yamlFilesIn(dir: string): string[] {
@@ -138,8 +155,33 @@ export function bundleCrds(...sources: string[]): void {
   fs.writeFileSync(BUNDLED_CRDS, JSON.stringify(crds));
 }
 
-/** Runs the command line; returns the exit status. */
-export function run(argv: readonly string[], io: CliIo): number {
+function report(args: Args, result: LintResult, io: CliIo): number {
+  io.stdout(args.format === 'json' ? formatJson(result) : formatText(result));
+  if (args.format === 'text') {
+    for (const n of result.notes) io.stderr(`${n.file}: note: ${n.message}\n`);
+    const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+    io.stderr(`${plural(result.errors, 'error')}, ${plural(result.warnings, 'warning')} in ${plural(result.files.length, 'file')}\n`);
+  }
+  return result.errors > 0 ? 1 : 0;
+}
+
+function usageError(e: unknown, io: CliIo): number {
+  if (e instanceof UsageError) {
+    io.stderr(`dynamo-constructs lint: ${e.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (e instanceof KubeconfigError) {
+    io.stderr(`dynamo-constructs lint: --server: ${e.message}\n`);
+    return 2;
+  }
+  throw e;
+}
+
+/**
+ * Runs the command line; returns the exit status (a promise of it with `--server`, which
+ * asks the API server).
+ */
+export function run(argv: readonly string[], io: CliIo): number | Promise<number> {
   if (argv[0] === '-h' || argv[0] === '--help' || argv.length === 0) {
     (argv.length === 0 ? io.stderr : io.stdout)(USAGE);
     return argv.length === 0 ? 2 : 0;
@@ -155,27 +197,30 @@ export function run(argv: readonly string[], io: CliIo): number {
   try {
     const args = parseArgs(argv.slice(1));
     const crds = new CrdValidator(crdsFrom(args.crds));
-    const result = lintSources(readSources(args.files, io), { crds, strict: args.strict, release: releaseFor(args.dynamoVersion) });
-    io.stdout(args.format === 'json' ? formatJson(result) : formatText(result));
-    if (args.format === 'text') {
-      for (const n of result.notes) io.stderr(`${n.file}: note: ${n.message}\n`);
-      const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-      io.stderr(`${plural(result.errors, 'error')}, ${plural(result.warnings, 'warning')} in ${plural(result.files.length, 'file')}\n`);
-    }
-    return result.errors > 0 ? 1 : 0;
+    const sources = readSources(args.files, io);
+    const result = lintSources(sources, { crds, strict: args.strict, release: releaseFor(args.dynamoVersion) });
+    if (!args.server) return report(args, result, io);
+    const client = new KubeClient(loadKubeconfig(args.kubeconfig, args.context));
+    return serverFindings(sources, client)
+      .then((server) => report(args, withServerFindings(result, server, args.strict), io))
+      .catch((e: Error) => {
+        io.stderr(`dynamo-constructs lint: --server: the API server at ${client.connection.server} did not answer: ${e.message}\n`);
+        return 2;
+      })
+      .finally(() => client.close());
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`dynamo-constructs lint: ${e.message}\n\n${USAGE}`);
-      return 2;
-    }
-    throw e;
+    return usageError(e, io);
   }
 }
 
 if (require.main === module) {
-  process.exitCode = run(process.argv.slice(2), {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
-    stdin: () => fs.readFileSync(0, 'utf8'),
+  void Promise.resolve(
+    run(process.argv.slice(2), {
+      stdout: (t) => process.stdout.write(t),
+      stderr: (t) => process.stderr.write(t),
+      stdin: () => fs.readFileSync(0, 'utf8'),
+    }),
+  ).then((status) => {
+    process.exitCode = status;
   });
 }

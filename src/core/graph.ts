@@ -259,11 +259,20 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec, options: RenderOptio
     for (const c of spec.components) checkComponent(d, c, backend, release);
   }
 
-  const names = new Map<string, string>();
+  // unique case-insensitively: pods are named after the lowercased service name, and 1.x refuses it
+  const names = new Map<string, { name: string; path: string }>();
   for (const c of spec.components) {
-    const seen = names.get(c.name);
-    if (seen !== undefined) d.error(c.path, `uses service name ${show(c.name)}, already used by ${seen}; service names must be unique`, 'duplicate-service');
-    else names.set(c.name, c.path);
+    if (typeof c.name !== 'string') continue;
+    const seen = names.get(c.name.toLowerCase());
+    if (seen === undefined) names.set(c.name.toLowerCase(), { name: c.name, path: c.path });
+    else if (seen.name === c.name) d.error(c.path, `uses service name ${show(c.name)}, already used by ${seen.path}; service names must be unique`, 'duplicate-service');
+    else {
+      d.error(
+        c.path,
+        `uses service name ${show(c.name)}, which differs only in case from ${show(seen.name)} (${seen.path}); service names must be unique case-insensitively (pods are named after the lowercased name, and the 1.x API refuses it)`,
+        'duplicate-service',
+      );
+    }
   }
   return release;
 }

@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import { CrdSchemas, CrdValidator, loadCrds } from '../../src/cli/crd-schema';
-import { LintFinding, LintNote, lintSources, LintSource } from '../../src/cli/lint';
+import { LintFinding, LintNote, lintSources, LintSource, serverFindings } from '../../src/cli/lint';
 import { run } from '../../src/cli/main';
 import { RuleId, RULES } from '../../src/core/rules';
 import { CRD_DIR, CRD_V1BETA1_DIR } from '../support/crd';
@@ -97,6 +97,7 @@ function cli(argv: readonly string[], stdin = ''): CliRun {
     stderr: (t) => (stderr += t),
     stdin: () => stdin,
   });
+  if (typeof status !== 'number') throw new Error('only --server runs asynchronously');
   return { status, stdout, stderr };
 }
 
@@ -526,5 +527,36 @@ describe('--dynamo-version: a manifest checked for the release it will run', () 
     const r = lint(['--dynamo-version', '1.3.0', guide2]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/Dynamo "1\.3\.0" is not supported; supported releases are 0\.8\.x, 0\.9\.x, 1\.4\.x, 1\.5\.x, 1\.6\.x/);
+  });
+});
+
+describe('lint --server, against a stand-in API server (the cluster suite runs a real one)', () => {
+  /** Answers as kube-apiserver does: 200 for what it accepts, a Status with causes for what it refuses. */
+  const standIn = (answer: (obj: any) => { status: number; body?: unknown }) =>
+    ({ apply: async (obj: any) => ({ body: {}, ...answer(obj) }) }) as unknown as import('../../src/cli/server').KubeClient;
+  const manifest = [
+    'apiVersion: v1\nkind: Namespace\nmetadata: { name: serving }',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: ok, namespace: default }\ndata: { a: b }',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: new-ns, namespace: serving }\ndata: { a: b }',
+    'apiVersion: nvidia.com/v1beta1\nkind: DynamoGraphDeployment\nmetadata: { name: llm, namespace: default }\nspec: { components: [] }',
+  ].join('\n---\n');
+
+  test('refusals become server-rejected findings at the fields the server names; what the files create first is a note', async () => {
+    const out = await serverFindings([{ file: 'm.yaml', text: manifest }], standIn((obj) => {
+      if (obj.kind === 'DynamoGraphDeployment') {
+        return { status: 422, body: { message: 'DynamoGraphDeployment.nvidia.com "llm" is invalid', details: { causes: [{ field: 'spec.components[0].name', message: 'Invalid value: "a_b": must match' }] } } };
+      }
+      if (obj.metadata.namespace === 'serving') return { status: 404, body: { message: 'namespaces "serving" not found' } };
+      return { status: 200 };
+    }));
+    expect(out.findings.map((f) => `${f.path}: ${f.message} [${f.rule}]`)).toEqual(['DynamoGraphDeployment/llm.spec.components[0].name: Invalid value: "a_b": must match [server-rejected]']);
+    expect(out.notes.map((n) => n.message)).toEqual(['ConfigMap/new-ns: not checked by the server: namespaces "serving" not found (the same files create it)']);
+  });
+
+  test('--kubeconfig without --server, and a missing kubeconfig, are usage errors', () => {
+    expect(lint(['--kubeconfig', '/nowhere', path.join(VALID_DIR, 'vllm-agg.yaml')]).stderr).toMatch(/--kubeconfig and --context need --server/);
+    const r = cli(['lint', '--crds', CRD_DIR, '--server', '--kubeconfig', '/nowhere/config', path.join(VALID_DIR, 'vllm-agg.yaml')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--server: no kubeconfig at \/nowhere\/config/);
   });
 });

@@ -108,7 +108,8 @@ function dropRdma(s: any): void {
 
 const HF_TOKEN = `hf_${'Ab3'.repeat(12)}`;
 
-const CASES: Record<RuleId, RuleCase> = {
+/** Every rule but the API server's own verdict, which test/cli/lint.test.ts (stand-in) and the cluster suite (a real server) exercise. */
+const CASES: Record<Exclude<RuleId, 'server-rejected'>, RuleCase> = {
   'required': {
     bad: () => fromOptions(() => renderDisagg({ model: undefined as never })),
     good: () => fromOptions(() => renderDisagg()),
@@ -634,4 +635,19 @@ test('the README lists every rule with its severity, what it catches and its fix
     .filter((l) => /^\| `[a-z-]+` \| (error|warning) \|/.test(l))
     .map((l) => l.slice(1, -1).split(/(?<!\\)\|/).map(unescape));
   expect(rows).toEqual(Object.entries(RULES).map(([id, r]) => [`\`${id}\``, r.severity, r.catches, r.fix]));
+});
+
+test('service names are unique case-insensitively, as pod names and the 1.x API require (a real API server refused what the library let through)', () => {
+  const issues = fromOptions(() => renderGraph(disaggregatedGraphSpec('llm', 'ns', disagg({ decode: { serviceName: 'frontend' } }))));
+  expect(issues).toContainEqual({
+    path: 'decode',
+    rule: 'duplicate-service',
+    message: 'uses service name "frontend", which differs only in case from "Frontend" (frontend); service names must be unique case-insensitively (pods are named after the lowercased name, and the 1.x API refuses it)',
+  });
+  const g = baseGraph();
+  g.spec.services.frontend = g.spec.services.VllmDecodeWorker;
+  delete g.spec.services.VllmDecodeWorker;
+  expect(fromManifest(g).filter((r) => r.rule === 'duplicate-service')).toEqual([
+    { path: 'frontend', rule: 'duplicate-service', message: 'differs only in case from "Frontend"; service names must be unique case-insensitively (pods are named after the lowercased name, and the 1.x API refuses it)' },
+  ]);
 });

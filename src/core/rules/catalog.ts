@@ -61,6 +61,11 @@ export const RULES = {
     fix: 'use what the message names for that release, or another release',
   },
   'sla-drift': { severity: 'error', catches: "alerts with SLA targets different from the ones the deployment is planned for", fix: 'leave sla out so alerts follow the planned SLA' },
+  'server-rejected': {
+    severity: 'error',
+    catches: 'an object the API server refuses on a dry-run server-side apply with strict field validation (lint --server)',
+    fix: "fix what the server's message names",
+  },
   'crd-schema': { severity: 'error', catches: 'a DynamoGraphDeployment or DynamoGraphDeploymentRequest the CRD schema refuses', fix: 'fix the field the message names' },
   'kubernetes-schema': { severity: 'error', catches: 'a core Kubernetes object that does not validate', fix: 'fix the field the message names' },
   'yaml-syntax': { severity: 'error', catches: 'a file that is not valid YAML, or a document that is not a Kubernetes object', fix: 'fix the YAML at the position given' },

@@ -40,6 +40,19 @@ export function structureRules(g: GraphModel, f: Findings): void {
       );
     }
   }
+  const lowered = new Map<string, string>();
+  for (const s of g.services) {
+    const first = lowered.get(s.name.toLowerCase());
+    if (first === undefined) lowered.set(s.name.toLowerCase(), s.name);
+    else if (first !== s.name) {
+      f.report(
+        'duplicate-service',
+        s,
+        { field: '', option: 'serviceName' },
+        `differs only in case from ${show(first)}; service names must be unique case-insensitively (pods are named after the lowercased name, and the 1.x API refuses it)`,
+      );
+    }
+  }
   if (g.services.length > MAX_SERVICES) {
     f.report('too-many-services', undefined, SERVICES, `has ${g.services.length} services; a DynamoGraphDeployment holds at most ${MAX_SERVICES}`);
   }
