@@ -198,7 +198,8 @@ export class KubeClient {
     if (!res) return [];
     const url = res.namespaced ? (namespace ? res.path.replace('{namespace}', namespace) : res.path.replace('/namespaces/{namespace}', '')) : res.path;
     const r = await this.request('GET', url);
-    return r.status === 200 ? (r.body.items as Obj[]) : [];
+    // list items carry no kind of their own
+    return r.status === 200 ? (r.body.items as Obj[]).map((o) => ({ apiVersion, kind, ...o })) : [];
   }
 
   public close(): void {

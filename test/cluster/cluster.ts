@@ -1,8 +1,9 @@
 /**
  * A throwaway Kubernetes control plane on loopback: etcd, kube-apiserver and a
- * kube-controller-manager that runs only the garbage collector and the namespace and
- * service-account controllers (deletes with foreground propagation, which Pulumi uses,
- * wait for the garbage collector). No scheduler, no kubelet: objects are stored and
+ * kube-controller-manager that runs only the garbage collector and the namespace,
+ * service-account and claim-protection controllers (deletes with foreground propagation,
+ * which Pulumi uses, wait for the garbage collector; a claim's deletion for its protection
+ * finalizer). No scheduler, no kubelet: objects are stored and
  * validated, never run. Certificates are made with openssl for each start; everything
  * lives in one run directory that `stop()` removes, and every process started is stopped
  * when the test process exits, however it exits.
@@ -209,7 +210,8 @@ export async function startCluster(): Promise<Cluster> {
     await waitFor('kube-apiserver', 60_000, async () => (await get(`${server}/readyz`, ca, cert, key)) === 200, died);
     kcm = startProcess('kube-controller-manager', 'kube-controller-manager', [
       `--kubeconfig=${cluster.kubeconfig}`,
-      '--controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token',
+      // the protection controller removes the finalizer every claim gets, or a deleted claim stays
+      '--controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token,pvc-protection',
       '--bind-address=127.0.0.1',
       `--secure-port=${kcmPort}`,
       '--use-service-account-credentials=false',

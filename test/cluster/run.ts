@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { DynamoValidationError, RELEASES } from '../../src';
 import { KubeClient, loadKubeconfig } from '../../src/cli/server';
 import { examples, matrix } from '../conformance/matrix';
-import { applyAll, installCrds, refOf, removeCrds, yamlObjects } from './apply';
+import { applyAll, installCrds, pool, refOf, removeCrds, yamlObjects } from './apply';
 import { BROKEN } from './broken';
 import { cdk8sCliStep } from './cdk8s-cli';
 import { CRDS, startCluster, stillRunning } from './cluster';
@@ -82,6 +82,8 @@ async function examplesAndMatrix(client: KubeClient, generation: (typeof GENERAT
   const applied = await applyAll(client, ordered, { dryRun: false });
   const ok = report(`${generation.api} examples`, applied);
   summary.push(`${generation.api}: ${ok}/${applied.length} objects of ${own.map((e) => e.source.replace('examples/', '')).join(', ')} applied and read back as sent`);
+  // the later steps apply the same examples by other routes (Pulumi, the cdk8s CLI)
+  await pool(objects.filter((o) => o.kind !== 'Namespace'), 8, (o) => client.delete(o));
   // every release line's matrix, as dry-runs (its graphs share names)
   for (const line of generation.lines) {
     const version = LINE_VERSIONS[line];
