@@ -148,6 +148,12 @@ project.addTask('test:cluster', {
   receiveArgs: true,
 });
 
+// `npm run test:rehearse`: the examples rehearsed for real with Dynamo's mocker (test/rehearsal/).
+project.addTask('test:rehearse', {
+  description: 'Rehearse the disaggregated (1.6.1) and aggregated (0.9.0) examples with the mocker, locally',
+  exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json test/rehearsal/run.ts',
+});
+
 // `npm run bench`: the library against cdk8s and Pulumi alone, on the built package (BENCHMARKS.md).
 const bench = project.addTask('bench', { description: 'Benchmark synthesis and imports against cdk8s and Pulumi alone' });
 bench.spawn(project.compileTask);

@@ -4,12 +4,42 @@ import * as path from 'path';
 import { Diagnostics, DynamoRelease, lookupRelease } from '../core';
 import { CrdFileError, CrdSchemas, CrdValidator, loadCrds } from './crd-schema';
 import { formatJson, formatText, LintResult, lintSources, LintSource, serverFindings, withServerFindings } from './lint';
+import { rehearse, RehearseOptions } from './rehearse';
+import { RehearsalError } from './rehearse-plan';
 import { KubeClient, KubeconfigError, loadKubeconfig } from './server';
 
 /** The Dynamo CRD schemas bundled at build time, next to this file. */
 export const BUNDLED_CRDS = path.join(__dirname, 'dynamo-crds.json');
 
+const REHEARSE_USAGE = `Usage: dynamo-constructs rehearse [options] <file|directory>...
+
+Runs a synthesized DynamoGraphDeployment on this machine without GPUs: its frontend
+with the manifest's flags, every engine worker as Dynamo's mocker in its role, from
+Dynamo's packages of the graph's release (a cached virtualenv), all on 127.0.0.1. It
+waits for the model, sends bounded OpenAI chat requests, prints TTFT and ITL next to
+the SLA, and stops everything it started.
+
+Options:
+  --graph <name>          the graph to rehearse, when the files hold several
+  --requests <n>          requests to send (default 8)
+  --concurrency <n>       requests at a time (default 2)
+  --max-tokens <n>        tokens per answer (default 32)
+  --tokenizer <dir>       a local model directory (tokenizer.json, config) standing in
+                          for the model; default: the model's own, from the hub
+  --dynamo-version <v>    when the images name no release
+  --python <path>         the Python that creates the virtualenv
+  --timeout <seconds>     for the model to be served (default 180)
+  --sla-ttft-ms <ms>, --sla-itl-ms <ms>
+                          targets to print (default: the graph's planner's)
+  --keep-logs <dir>       copy every process's log there when it ends
+  -h, --help              show this help
+
+Exit status: 0 when every request succeeded, 1 when one failed or the graph did not
+start, 2 on usage errors.
+`;
+
 const USAGE = `Usage: dynamo-constructs lint [options] <file|directory|->...
+       dynamo-constructs rehearse [options] <file|directory>...   (see rehearse --help)
 
 Checks Dynamo manifests (DynamoGraphDeployment, DynamoGraphDeploymentRequest and
 the objects deployed with them) against the Dynamo CRD schemas and the rules
@@ -57,6 +87,21 @@ interface Args {
   readonly context?: string;
 }
 
+/**
+ * Calls `each` with every argument in turn and a function that takes the value of the flag it is
+ * (`--flag=value`, or the next argument, which is then consumed).
+ */
+function eachArgument(argv: readonly string[], each: (arg: string, value: () => string) => void): void {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    each(a, () => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${a.split('=')[0]} needs a value`);
+      return v;
+    });
+  }
+}
+
 function parseArgs(argv: readonly string[]): Args {
   const files: string[] = [];
   const crds: string[] = [];
@@ -66,13 +111,7 @@ function parseArgs(argv: readonly string[]): Args {
   let server = false;
   let kubeconfig: string | undefined;
   let context: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const value = () => {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${a.split('=')[0]} needs a value`);
-      return v;
-    };
+  eachArgument(argv, (a, value) => {
     if (a === '--strict') strict = true;
     else if (a === '--format' || a.startsWith('--format=')) {
       const f = value();
@@ -85,7 +124,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--context' || a.startsWith('--context=')) context = value();
     else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
     else files.push(a);
-  }
+  });
   if (files.length === 0) throw new UsageError('no files given');
   if ((kubeconfig !== undefined || context !== undefined) && !server) throw new UsageError('--kubeconfig and --context need --server');
   return { files, strict, format, crds, dynamoVersion, server, kubeconfig, context };
@@ -177,6 +216,67 @@ function usageError(e: unknown, io: CliIo): number {
   throw e;
 }
 
+function parseRehearse(argv: readonly string[]): { files: string[]; options: RehearseOptions } {
+  const files: string[] = [];
+  const o: { -readonly [K in keyof RehearseOptions]: RehearseOptions[K] } = { requests: 8, concurrency: 2, maxTokens: 32, startTimeout: 180, requestTimeout: 60 };
+  let ttft: number | undefined;
+  let itl: number | undefined;
+  eachArgument(argv, (a, value) => {
+    const count = (min: number) => {
+      const flag = a.split('=')[0];
+      const v = value();
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number >= ${min}, got ${JSON.stringify(v)}`);
+      return n;
+    };
+    const name = a.split('=')[0];
+    if (name === '--graph') o.graph = value();
+    else if (name === '--requests') o.requests = count(1);
+    else if (name === '--concurrency') o.concurrency = count(1);
+    else if (name === '--max-tokens') o.maxTokens = count(1);
+    else if (name === '--tokenizer') o.tokenizer = value();
+    else if (name === '--dynamo-version') o.dynamoVersion = value();
+    else if (name === '--python') o.python = value();
+    else if (name === '--timeout') o.startTimeout = count(1);
+    else if (name === '--sla-ttft-ms') ttft = count(1);
+    else if (name === '--sla-itl-ms') itl = count(1);
+    else if (name === '--keep-logs') o.keepLogs = value();
+    else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
+    else files.push(a);
+  });
+  if (files.length === 0) throw new UsageError('no files given');
+  if ((ttft === undefined) !== (itl === undefined)) throw new UsageError('--sla-ttft-ms and --sla-itl-ms go together');
+  if (ttft !== undefined && itl !== undefined) o.sla = { ttftMs: ttft, itlMs: itl };
+  return { files, options: o };
+}
+
+function runRehearse(argv: readonly string[], io: CliIo): number | Promise<number> {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    io.stdout(REHEARSE_USAGE);
+    return 0;
+  }
+  let parsed: { files: string[]; options: RehearseOptions };
+  let sources: LintSource[];
+  try {
+    parsed = parseRehearse(argv);
+    sources = readSources(parsed.files, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`dynamo-constructs rehearse: ${e.message}\n\n${REHEARSE_USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+  return rehearse(sources, parsed.options, io).then(
+    (r) => (r.failed === 0 ? 0 : 1),
+    (e: unknown) => {
+      if (!(e instanceof RehearsalError)) throw e;
+      io.stderr(`dynamo-constructs rehearse: ${e.message}\n`);
+      return 1;
+    },
+  );
+}
+
 /**
  * Runs the command line; returns the exit status (a promise of it with `--server`, which
  * asks the API server).
@@ -190,6 +290,7 @@ export function run(argv: readonly string[], io: CliIo): number | Promise<number
     io.stdout(USAGE);
     return 0;
   }
+  if (argv[0] === 'rehearse') return runRehearse(argv.slice(1), io);
   if (argv[0] !== 'lint') {
     io.stderr(`unknown command ${JSON.stringify(argv[0])}\n\n${USAGE}`);
     return 2;

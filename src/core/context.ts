@@ -29,4 +29,6 @@ export interface GraphContext {
   readonly routerBlockSize?: number;
   /** Whether a planner scales the workers (it then owns their replica counts). */
   readonly planned: boolean;
+  /** Workers run Dynamo's mocker in place of their engine (`rehearsal`). */
+  readonly rehearsal: boolean;
 }

@@ -33,7 +33,7 @@ export interface GraphOptions {
   readonly backend: Backend;
   /**
    * Dynamo release; selects flags, planner command and image tags.
-   * @default '0.9.0'
+   * @default '1.6.1' (DEFAULT_DYNAMO_VERSION)
    */
   readonly dynamoVersion?: string;
   /**
@@ -104,6 +104,16 @@ export interface GraphOptions {
    * @default 'RollingRecreate'
    */
   readonly updateStrategy?: UpdateStrategy;
+  /**
+   * Render the graph as a rehearsal without GPUs: every engine worker becomes Dynamo's mocker
+   * (`python3 -m dynamo.mocker`) in the same role, with the same replicas, block size, model and
+   * served name, scheduling like the engine it stands in for (1.x), with no GPU or RDMA/EFA
+   * request and no IPC_LOCK. The frontend (and its router) and the planner are unchanged. Engine
+   * settings that have no mocker counterpart (parallelism, KV cache dtype, engine configs, extra
+   * engine flags, the fabric) are not rendered.
+   * @default false
+   */
+  readonly rehearsal?: boolean;
 }
 
 /** Grove's update strategies for a changed graph. */
@@ -129,6 +139,7 @@ export const GRAPH_OPTION_KEYS = optionKeys<GraphOptions>()(
   'labels',
   'annotations',
   'updateStrategy',
+  'rehearsal',
 );
 
 /** One service of a graph. `path` is where its options came from, for messages. */
@@ -204,6 +215,7 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
   checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);
   checkStringMap(d, join(path, 'labels'), o.labels);
   checkStringMap(d, join(path, 'annotations'), o.annotations);
+  checkBoolean(d, join(path, 'rehearsal'), o.rehearsal);
   if (checkOneOf(d, join(path, 'updateStrategy'), o.updateStrategy, UPDATE_STRATEGIES) && o.updateStrategy !== undefined && release && !release.updateStrategyAnnotation) {
     d.error(join(path, 'updateStrategy'), `is set, but Dynamo ${release.line}.x reads no update strategy (the annotation came with 1.6); leave it out`, 'option-conflict');
   }
@@ -303,6 +315,7 @@ function resolveContext(spec: GraphSpec, release: DynamoRelease): GraphContext {
     router,
     routerBlockSize: router.mode === 'kv' ? (router.options.blockSize ?? blockSizes[0]) : undefined,
     planned: spec.components.some((c) => c.kind === 'planner'),
+    rehearsal: o.rehearsal === true,
   };
 }
 

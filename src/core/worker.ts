@@ -11,10 +11,11 @@ import {
   optionKeys,
 } from './checks';
 import { GraphContext } from './context';
+import { renderMockerWorker } from './mocker';
 import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
 import { Diagnostics, show } from './errors';
 import { ComputeResources, KubeObject } from './k8s';
-import { checkResources, DgdService, imagePullSecrets, modelCacheVolumeMounts, renderResources, serviceEnv } from './service';
+import { checkResources, DgdService, imagePullSecrets, modelCacheVolumeMounts, renderResources, serviceEnv, workerIdentity } from './service';
 import { prune, toKubeName, yaml } from './util';
 import { DynamoRelease, kvCacheDtypeProblem } from './versions';
 
@@ -311,6 +312,7 @@ export function engineConfigMapName(graphName: string, serviceName: string): str
 }
 
 export function renderWorker(ctx: GraphContext, serviceName: string, role: WorkerRole, o: WorkerOptions, kvEvents: KvEventsMode): RenderedWorker {
+  if (ctx.rehearsal) return renderMockerWorker(ctx, role, o);
   const r = ctx.backend._renderer;
   const shape = workerShape(o);
   const fabric = ctx.fabric._contribution(shape.gpusPerPod);
@@ -337,13 +339,7 @@ export function renderWorker(ctx: GraphContext, serviceName: string, role: Worke
   const configMapName = cmd.engineConfig ? engineConfigMapName(ctx.name, serviceName) : undefined;
 
   const service = prune<DgdService>({
-    envFromSecret: ctx.hfTokenSecret,
-    componentType: 'worker',
-    subComponentType: role === 'aggregated' ? undefined : role,
-    // a planner owns the replica counts: rendering one would reset its scaling on every apply
-    replicas: o.replicas ?? (ctx.planned ? undefined : 1),
-    // (through the scaling adapter the operator creates; 1.x opts in per component)
-    scalingAdapter: ctx.planned && role !== 'aggregated' ? true : undefined,
+    ...workerIdentity(ctx, role, o.replicas),
     resources: { requests: resources.requests, limits: { gpu: String(shape.gpusPerPod), ...resources.limits } },
     sharedMemory: o.sharedMemory === false ? { disabled: true } : { size: o.sharedMemory ?? r.sharedMemory },
     multinode: shape.nodeCount !== undefined ? { nodeCount: shape.nodeCount } : undefined,

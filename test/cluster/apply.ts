@@ -93,6 +93,22 @@ export async function installCrds(client: KubeClient, crds: readonly Obj[]): Pro
       await new Promise((res) => setTimeout(res, 200));
     }
   }
+  // Established comes before the server's discovery lists the kind (most visibly when the same CRD
+  // was deleted a moment ago): wait until every served version is discoverable
+  const deadline = Date.now() + 60_000;
+  for (const crd of crds) {
+    const group = crd.spec?.group as string;
+    const kind = crd.spec?.names?.kind as string;
+    for (const version of (crd.spec?.versions ?? []) as Obj[]) {
+      if (version.served !== true) continue;
+      for (;;) {
+        client.rediscover();
+        if (await client.resourceOf(`${group}/${version.name}`, kind)) break;
+        if (Date.now() > deadline) throw new Error(`${kind} in ${group}/${version.name} was not discoverable in 60 s`);
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    }
+  }
   client.rediscover();
 }
 

@@ -20,6 +20,9 @@ import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { DynamoValidationError, RELEASES } from '../../src';
 import { KubeClient, loadKubeconfig } from '../../src/cli/server';
+import { Testing } from 'cdk8s';
+import { DisaggregatedRdmaChart } from '../../examples/disaggregated-rdma';
+import { SlaPlannedChart } from '../../examples/sla-planned';
 import { examples, matrix } from '../conformance/matrix';
 import { applyAll, installCrds, pool, refOf, removeCrds, yamlObjects } from './apply';
 import { BROKEN } from './broken';
@@ -37,6 +40,8 @@ const GENERATIONS = [
   { api: 'nvidia.com/v1beta1', crds: join(SHARED, 'crds-v1beta1'), lines: ['1.4', '1.5', '1.6'] },
 ] as const;
 const DYNAMO_KINDS = ['DynamoGraphDeployment', 'DynamoGraphDeploymentRequest'];
+/** The examples that take the release to deploy. */
+const VERSIONED_EXAMPLES = { 'disaggregated-rdma': DisaggregatedRdmaChart, 'sla-planned': SlaPlannedChart };
 const LINE_VERSIONS: Record<string, string> = { '0.8': '0.8.1', '0.9': '0.9.0', '1.4': '1.4.2', '1.5': '1.5.1', '1.6': '1.6.1' };
 
 const log = (line: string) => process.stderr.write(`cluster: ${line}\n`);
@@ -84,6 +89,30 @@ async function examplesAndMatrix(client: KubeClient, generation: (typeof GENERAT
   summary.push(`${generation.api}: ${ok}/${applied.length} objects of ${own.map((e) => e.source.replace('examples/', '')).join(', ')} applied and read back as sent`);
   // the later steps apply the same examples by other routes (Pulumi, the cdk8s CLI)
   await pool(objects.filter((o) => o.kind !== 'Namespace'), 8, (o) => client.delete(o));
+  // the examples that take a release, at every release line of this generation, for real
+  for (const line of generation.lines) {
+    const version = LINE_VERSIONS[line];
+    const namespace = `examples-${line.replace('.', '-')}`;
+    const rendered: Obj[] = [];
+    const refused: string[] = [];
+    for (const [name, Chart] of Object.entries(VERSIONED_EXAMPLES)) {
+      try {
+        rendered.push(...Testing.synth(new Chart(Testing.app(), name, namespace, version)));
+      } catch (e) {
+        if (!(e instanceof DynamoValidationError)) throw e;
+        refused.push(`${name} (${e.issues.map((i) => i.rule).join(', ')})`);
+      }
+    }
+    const results = await applyAll(client, [...namespacesOf(rendered), ...rendered], { dryRun: false });
+    const good = report(`Dynamo ${version} examples`, results);
+    const made = Object.keys(VERSIONED_EXAMPLES).length - refused.length;
+    summary.push(
+      `  Dynamo ${version}: ` +
+        (made > 0 ? `${good}/${results.length} objects of ${made} examples rendered for it applied and read back as sent` : 'no example rendered') +
+        (refused.length > 0 ? `; refused by the library for this release: ${refused.join(', ')}` : ''),
+    );
+    await pool(rendered, 8, (o) => client.delete(o));
+  }
   // every release line's matrix, as dry-runs (its graphs share names)
   for (const line of generation.lines) {
     const version = LINE_VERSIONS[line];

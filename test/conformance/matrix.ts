@@ -159,6 +159,15 @@ export function matrix(version: string): Rendered[] {
         );
       }
     }
+    // rehearsals: every router, both topologies, with the worker options the mocker takes
+    for (const [routerName, router, frontendReplicas] of routers(version)) {
+      const blockSize = router.mode === 'kv' ? router.options.blockSize : undefined;
+      const shape = { blockSize, maxNumSeqs: 64, maxModelLen: 8192, tensorParallelSize: 2 };
+      const graph = { model: 'Qwen/Qwen3-32B', backend: BACKENDS[backend](), dynamoVersion: version, servedModelName: 'qwen3', rehearsal: true, frontend: { router, replicas: frontendReplicas } };
+      const id = `matrix/${backend}/${routerName}/rehearsal`;
+      out.push(render(`${id}/aggregated`, () => renderGraph(aggregatedGraphSpec('agg', 'ns', { ...graph, workers: shape }))));
+      out.push(render(`${id}/disaggregated`, () => renderGraph(disaggregatedGraphSpec('disagg', 'ns', { ...graph, fabric: Fabric.rdma(), prefill: shape, decode: shape, planner: { ttftMs: 200, itlMs: 20 } }))));
+    }
     // SLA-planned requests: the profiler starts the planner with the request's planner settings
     for (const [plannerName, planner] of planners(version)) {
       // a request takes its targets from `sla` and the endpoint from the platform

@@ -218,7 +218,7 @@ describe('validation', () => {
   test('required options and unknown options are reported, never ignored', () => {
     const issues = issuesOf(() => renderDisagg({ backend: Backend.vllm(), prefill: { replica: 2 }, workers: {} } as any));
     expect(issues).toEqual([
-      'workers: is not a known option; known options are model, backend, dynamoVersion, servedModelName, image, imagePullPolicy, imagePullSecrets, hfTokenSecret, modelCache, fabric, env, trustRemoteCode, podInfoEnv, labels, annotations, updateStrategy',
+      'workers: is not a known option; known options are model, backend, dynamoVersion, servedModelName, image, imagePullPolicy, imagePullSecrets, hfTokenSecret, modelCache, fabric, env, trustRemoteCode, podInfoEnv, labels, annotations, updateStrategy, rehearsal',
       'model: is required: a non-empty string',
       'prefill.replica: is not a known option; known options are replicas, tensorParallelSize, pipelineParallelSize, gpus, nodeCount, maxNumSeqs, maxModelLen, kvCacheDtype, blockSize, sharedMemory, extraArgs, env, resources, serviceName, podInfoEnv, nodeSelector, tolerations, engineConfig',
       'decode: is required: the decode worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }',

@@ -110,3 +110,16 @@ describe.each(LINE_VERSIONS.flatMap((v) => (['vllm', 'sglang', 'trtllm'] as cons
     for (const object of objects) expect(pulumiObjects.find((o) => key(o) === key(object))).toEqual(object);
   });
 });
+
+test.each(['0.9.0', '1.6.1'])('a rehearsal (Dynamo %s) gives the same objects through cdk8s and Pulumi', async (dynamoVersion) => {
+  const o = { dynamoVersion, model: 'Qwen/Qwen3-32B', rehearsal: true, frontend: { router: Router.kv() }, prefill: { replicas: 2 }, decode: {}, planner: { ttftMs: 300, itlMs: 30 } };
+  const chart = new Chart(Testing.app(), 'c', { namespace: 'serving' });
+  new cdk8s.DisaggregatedDeployment(chart, 'llm', { ...o, backend: cdk8s.Backend.vllm() });
+  const objects = Testing.synth(chart);
+  new DisaggregatedDeployment('llm', { ...o, namespace: 'serving', backend: Backend.vllm() });
+  await recorder.settle();
+  const pulumiObjects = recorder.kubeObjects().filter((x) => x.kind !== undefined);
+  expect(pulumiObjects.map(key).sort()).toEqual(objects.map(key).sort());
+  for (const object of objects) expect(pulumiObjects.find((x) => key(x) === key(object))).toEqual(object);
+  expect(JSON.stringify(objects)).toContain('dynamo.mocker');
+});

@@ -17,6 +17,7 @@ import { upgradeRules } from './upgrade';
 export * from './catalog';
 export { Finding, manifestPath, reportDraftFindings, reportFindings } from './findings';
 export { GraphModel, graphModel, indexObjects, Place, ServiceModel } from './graph-model';
+export { flagValue, Launch } from './launch';
 export { parameterBillions } from './model-size';
 export { MAX_SERVICES, MAX_GROVE_NAME_LENGTH } from './structure';
 export { LedgerEntry, ledgerFor, lineAtLeast, UPGRADE_LEDGER } from './upgrade';

@@ -1,0 +1,89 @@
+import { Testing } from 'cdk8s';
+import { aggregatedGraphSpec, Backend, disaggregatedGraphSpec, Fabric, indexObjects, manifestModel, releaseOf, renderGraph, Router } from '../../src';
+import { EXAMPLES } from '../../examples';
+import { planRehearsal, RehearsalError } from '../../src/cli/rehearse-plan';
+import { run } from '../../src/cli/main';
+
+/** What `dynamo-constructs rehearse` starts for a manifest (the processes themselves run in test/rehearsal/run.ts). */
+
+const inputs = (version: string, extra: object = {}) => {
+  let port = 20000;
+  return { release: releaseOf(version), httpPort: 18000, bootstrapPorts: () => port++, discoveryDir: '/run/discovery', ...extra };
+};
+
+function planOf(objects: any[], version: string, extra: object = {}) {
+  const graph = objects.find((o) => o.kind === 'DynamoGraphDeployment');
+  return planRehearsal(manifestModel(graph, indexObjects(objects), { release: releaseOf(version) }), inputs(version, extra) as never);
+}
+
+describe('a 1.6.1 disaggregated graph behind the KV router (the planned-disaggregated example)', () => {
+  const objects = Testing.synth(new EXAMPLES['planned-disaggregated'](Testing.app(), 'x'));
+  const plan = planOf(objects, '1.6.1');
+
+  test('the frontend keeps its router flags, listens on loopback and discovers through files', () => {
+    expect(plan.frontend.args).toEqual(['--router-mode', 'kv', '--kv-cache-block-size', '16', '--http-host', '127.0.0.1', '--http-port', '18000', '--discovery-backend', 'file']);
+    expect(plan.frontend.env).toMatchObject({ DYN_FILE_KV: '/run/discovery', DYN_TCP_RPC_HOST: '127.0.0.1', DYN_SYSTEM_HOST: '127.0.0.1' });
+    // what points into the pod stays there
+    expect(plan.frontend.env.HF_HOME).toBeUndefined();
+  });
+
+  test('each engine worker becomes the mocker in its role, with the engine\'s block size; prefill gets a rendezvous port', () => {
+    expect(plan.workers.map((w) => [w.name, w.args])).toEqual([
+      ['VllmPrefillWorker', ['--model-path', 'meta-llama/Llama-3.3-70B-Instruct', '--engine-type', 'vllm', '--block-size', '16', '--max-num-seqs', '4', '--disaggregation-mode', 'prefill', '--bootstrap-ports', '20000', '--discovery-backend', 'file']],
+      ['VllmDecodeWorker', ['--model-path', 'meta-llama/Llama-3.3-70B-Instruct', '--engine-type', 'vllm', '--block-size', '16', '--max-num-seqs', '512', '--disaggregation-mode', 'decode', '--discovery-backend', 'file']],
+    ]);
+  });
+
+  test('the planner is not started, and says why; its SLA is what the measurements are shown against', () => {
+    expect(plan.skipped).toEqual(['Planner: the planner scales Kubernetes objects; a local rehearsal has none']);
+    expect(plan.sla).toEqual({ ttftMs: 300, itlMs: 30 });
+  });
+});
+
+test('0.9: the stand-in model goes in by its path and is served under it (0.9 reads ids from the hub only); replicas become processes; NATS is given', () => {
+  const objects = Testing.synth(new EXAMPLES['aggregated-kv-router'](Testing.app(), 'x'));
+  const plan = planOf(objects, '0.9.0', { modelDir: '/models/tiny', natsUrl: 'nats://127.0.0.1:4222' });
+  expect(plan.workers.map((w) => w.name)).toEqual(['VllmWorker-0', 'VllmWorker-1']);
+  expect(plan.workers[0].args).toEqual(['--model-path', '/models/tiny', '--block-size', '16', '--store-kv', 'file']);
+  expect(plan.workers[0].env.NATS_SERVER).toBe('nats://127.0.0.1:4222');
+  expect(plan.frontend.args).toEqual([
+    '--router-mode', 'kv', '--kv-overlap-score-weight', '1.5', '--router-temperature', '0.1', '--kv-cache-block-size', '16',
+    '--active-decode-blocks-threshold', '0.85', '--active-prefill-tokens-threshold', '10000', '--http-host', '127.0.0.1', '--http-port', '18000', '--store-kv', 'file',
+  ]);
+});
+
+test('SGLang and TensorRT-LLM workers keep their own block size (page size, tokens per block from the engine config)', () => {
+  for (const [backend, size] of [[Backend.sglang(), '16'], [Backend.trtllm(), '64']] as const) {
+    const r = renderGraph(disaggregatedGraphSpec('g', 'ns', { model: 'Qwen/Qwen3-32B', backend, fabric: Fabric.rdma(), frontend: { router: Router.kv() }, prefill: { blockSize: Number(size) }, decode: { blockSize: Number(size) } }));
+    const plan = planOf([r.graph, ...r.configMaps], '1.6.1');
+    for (const w of plan.workers) expect(w.args.slice(w.args.indexOf('--block-size'), w.args.indexOf('--block-size') + 2)).toEqual(['--block-size', size]);
+  }
+});
+
+test('a rehearsal manifest (rehearsal: true) runs its own mocker flags', () => {
+  const r = renderGraph(aggregatedGraphSpec('g', 'ns', { model: 'Qwen/Qwen3-0.6B', backend: Backend.sglang(), rehearsal: true, workers: { maxNumSeqs: 8 } }));
+  const plan = planOf([r.graph], '1.6.1');
+  expect(plan.workers[0].args).toEqual(['--engine-type', 'sglang', '--block-size', '16', '--max-num-seqs', '8', '--model-path', 'Qwen/Qwen3-0.6B', '--discovery-backend', 'file']);
+});
+
+test('pools above four replicas start four, and the rest is said', () => {
+  const r = renderGraph(aggregatedGraphSpec('g', 'ns', { model: 'Qwen/Qwen3-0.6B', backend: Backend.vllm(), workers: { replicas: 6 } }));
+  const plan = planOf([r.graph], '1.6.1');
+  expect(plan.workers).toHaveLength(4);
+  expect(plan.skipped).toEqual(['VllmWorker: 2 of its 6 replicas (a rehearsal starts at most 4 per pool)']);
+});
+
+test('graphs it cannot rehearse, and bad command lines, are clear errors', () => {
+  const r = renderGraph(aggregatedGraphSpec('g', 'ns', { model: 'm', backend: Backend.vllm(), workers: {} }));
+  const noFrontend = JSON.parse(JSON.stringify(r.graph));
+  noFrontend.spec.components = noFrontend.spec.components.filter((c: any) => c.type !== 'frontend');
+  expect(() => planOf([noFrontend], '1.6.1')).toThrow(new RehearsalError('the graph has 0 frontends; a rehearsal needs exactly one'));
+  const cli = (argv: string[]) => {
+    let stderr = '';
+    const status = run(['rehearse', ...argv], { stdout: () => undefined, stderr: (t) => (stderr += t), stdin: () => '' });
+    return { status, stderr };
+  };
+  expect(cli(['--requests', '0', 'x.yaml'])).toEqual({ status: 2, stderr: expect.stringMatching(/--requests must be a whole number >= 1, got "0"/) });
+  expect(cli(['--sla-ttft-ms', '100', 'x.yaml']).stderr).toMatch(/--sla-ttft-ms and --sla-itl-ms go together/);
+  expect(cli([]).stderr).toMatch(/no files given/);
+});

@@ -1,0 +1,83 @@
+/**
+ * `npm run test:rehearse`: `dynamo-constructs rehearse` for real, on the synthesized examples:
+ * the disaggregated graph behind the KV router (planned-disaggregated) on Dynamo 1.6.1, and the
+ * aggregated one (aggregated-kv-router) on 0.9.0. Each must list its model, answer every request
+ * and leave no process behind. The hub is not reachable here: a tiny stand-in model built by
+ * scripts/make-tiny-model.py takes the model's place.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Testing } from 'cdk8s';
+import { EXAMPLES } from '../../examples';
+import { rehearsalPython, rehearse } from '../../src/cli/rehearse';
+import { toYaml } from '../support/manifests';
+
+process.env.DYNAMO_CONSTRUCTS_QUIET ??= '1';
+const ROOT = resolve(__dirname, '..', '..');
+const REQUESTS = 12;
+
+const CASES = [
+  { example: 'planned-disaggregated', version: '1.6.1', disaggregated: true },
+  { example: 'aggregated-kv-router', version: '0.9.0', disaggregated: false },
+] as const;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function main(): Promise<number> {
+  const work = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
+  let failures = 0;
+  const fail = (line: string) => {
+    failures++;
+    process.stdout.write(`FAIL ${line}\n`);
+  };
+  const summary: string[] = [];
+  try {
+    const say = (line: string) => process.stderr.write(`rehearse: ${line}\n`);
+    const tokenizer = join(work, 'tiny-model');
+    const made = spawnSync(rehearsalPython('1.6.1', {}, say), [join(ROOT, 'scripts', 'make-tiny-model.py'), tokenizer], { encoding: 'utf8' });
+    if (made.status !== 0) throw new Error(`make-tiny-model.py failed: ${made.stderr}`);
+    for (const c of CASES) {
+      const manifest = join(work, `${c.example}.yaml`);
+      writeFileSync(manifest, toYaml(Testing.synth(new EXAMPLES[c.example](Testing.app(), c.example))));
+      const logs = join(work, `logs-${c.example}`);
+      const started = Date.now();
+      const r = await rehearse([{ file: manifest, text: readFileSync(manifest, 'utf8') }], { requests: REQUESTS, concurrency: 3, maxTokens: 24, tokenizer, startTimeout: 180, requestTimeout: 60, keepLogs: logs }, {
+        stdout: (t) => process.stdout.write(t),
+        stderr: (t) => process.stderr.write(t),
+      });
+      const seconds = ((Date.now() - started) / 1000).toFixed(0);
+      if (r.succeeded !== REQUESTS || r.failed !== 0) fail(`${c.example} on ${c.version}: ${r.succeeded}/${REQUESTS} requests succeeded`);
+      const left = r.pids.filter(alive);
+      if (left.length > 0) fail(`${c.example} on ${c.version}: processes left running: ${left.join(', ')}`);
+      if (c.disaggregated && !/prefill router/i.test(readFileSync(join(logs, 'Frontend.log'), 'utf8'))) fail(`${c.example} on ${c.version}: the frontend never activated its prefill router`);
+      summary.push(
+        `${c.example} on Dynamo ${c.version}: ${r.pids.length} processes, model ${r.model} listed, ${r.succeeded}/${REQUESTS} requests answered, ${r.failed} errors` +
+          `${c.disaggregated ? ', the frontend activated its prefill router' : ''}, ${left.length} processes left (${seconds} s)`,
+      );
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  for (const s of summary) process.stdout.write(`${s}\n`);
+  process.stdout.write(`${failures} failure${failures === 1 ? '' : 's'}\n`);
+  return failures === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    process.stderr.write(`rehearse: ${(e as Error).stack ?? e}\n`);
+    process.exitCode = 2;
+  },
+);
