@@ -31,7 +31,10 @@ Options:
   --timeout <seconds>     for the model to be served (default 180)
   --sla-ttft-ms <ms>, --sla-itl-ms <ms>
                           targets to print (default: the graph's planner's)
-  --keep-logs <dir>       copy every process's log there when it ends
+  --load-generator <g>    what sends the requests: aiperf (NVIDIA AIPerf), http (plain
+                          streaming HTTP) or auto (default: AIPerf where it runs)
+  --aiperf <path>         the aiperf executable (default: aiperf on PATH)
+  --keep-logs <dir>       copy every process's log (and AIPerf's exports) there
   -h, --help              show this help
 
 Exit status: 0 when every request succeeded, 1 when one failed or the graph did not
@@ -241,11 +244,18 @@ function parseRehearse(argv: readonly string[]): { files: string[]; options: Reh
     else if (name === '--sla-ttft-ms') ttft = count(1);
     else if (name === '--sla-itl-ms') itl = count(1);
     else if (name === '--keep-logs') o.keepLogs = value();
+    else if (name === '--aiperf') o.aiperf = value();
+    else if (name === '--load-generator') {
+      const g = value();
+      if (g !== 'auto' && g !== 'aiperf' && g !== 'http') throw new UsageError(`--load-generator must be auto, aiperf or http, got ${JSON.stringify(g)}`);
+      o.loadGenerator = g;
+    }
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else files.push(a);
   });
   if (files.length === 0) throw new UsageError('no files given');
   if ((ttft === undefined) !== (itl === undefined)) throw new UsageError('--sla-ttft-ms and --sla-itl-ms go together');
+  if (o.aiperf !== undefined && o.loadGenerator === 'http') throw new UsageError('--aiperf and --load-generator http contradict each other');
   if (ttft !== undefined && itl !== undefined) o.sla = { ttftMs: ttft, itlMs: itl };
   return { files, options: o };
 }

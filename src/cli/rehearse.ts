@@ -39,6 +39,14 @@ export interface RehearseOptions {
   readonly cacheDir?: string;
   /** Copy every process's log here when it ends. @default - logs are removed with the run */
   readonly keepLogs?: string;
+  /**
+   * What sends the requests: `aiperf` (NVIDIA AIPerf, an error where it does not run), `http`
+   * (plain streaming HTTP), or `auto`: AIPerf where it is found, plain HTTP otherwise.
+   * @default 'auto'
+   */
+  readonly loadGenerator?: 'auto' | 'aiperf' | 'http';
+  /** The aiperf executable. @default - `aiperf` on PATH */
+  readonly aiperf?: string;
 }
 
 export interface RehearseIo {
@@ -53,6 +61,8 @@ export interface RehearsalResult {
   readonly failed: number;
   /** Process ids of everything started; none is running once `rehearse` returned. */
   readonly pids: readonly number[];
+  /** What sent the requests: `aiperf <version>` or `http`. */
+  readonly loadGenerator: string;
 }
 
 const IMAGE_VERSION = /:(\d+\.\d+\.\d+(?:\.post\d+)?)(?:-[A-Za-z0-9.]+)?$/;
@@ -81,7 +91,8 @@ function releaseOfVersion(version: string): DynamoRelease {
   return release;
 }
 
-function pythonOf(wanted: string, given: string | undefined): string {
+/** A Python of the wanted `X.Y` version: the given one, else `pythonX.Y` on PATH, else pyenv's newest. */
+export function pythonOf(wanted: string, given: string | undefined): string {
   const ok = (p: string) => spawnSync(p, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' });
   if (given) {
     if (ok(given).status !== 0) throw new RehearsalError(`--python ${given} does not run`);
@@ -151,7 +162,7 @@ function get(url: string, timeoutMs: number): Promise<{ status: number; body: st
   });
 }
 
-interface Measured {
+export interface Measured {
   readonly ok: boolean;
   readonly status: number;
   readonly tokens: number;
@@ -214,6 +225,47 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 };
 const fmt = (v: number | undefined) => (v === undefined ? '-' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
+
+/** The aiperf to send the requests with, and its version; undefined: plain HTTP. */
+function findAiperf(o: RehearseOptions): { bin: string; version: string } | undefined {
+  const mode = o.loadGenerator ?? 'auto';
+  if (mode === 'http') return undefined;
+  const bin = o.aiperf ?? 'aiperf';
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 });
+  const version = r.status === 0 ? /\d+\.\d+\.\d+\S*/.exec(r.stdout ?? '')?.[0] : undefined;
+  if (version) return { bin, version };
+  if (mode === 'aiperf' || o.aiperf !== undefined) {
+    const why = r.error ? r.error.message : `exit ${r.status}: ${(r.stderr ?? '').trim().split('\n').slice(-1)[0] ?? ''}`;
+    throw new RehearsalError(`${bin} --version does not run (${why}); install AIPerf (pip install aiperf) or send plain HTTP (--load-generator http)`);
+  }
+  return undefined;
+}
+
+/** The tokenizer AIPerf counts with, where a stand-in model takes the model's place (a cache id: AIPerf reads no local paths offline). */
+const STAND_IN_TOKENIZER = 'dynamo-constructs/stand-in';
+
+/** AIPerf's per-request records (`profile_export.jsonl`), as measurements in the order the requests started. */
+export function aiperfRecords(jsonl: string, requests: number): Measured[] {
+  interface Rec {
+    metadata?: { request_start_ns?: number; benchmark_phase?: string };
+    metrics?: Record<string, { value?: unknown } | undefined>;
+    error?: { code?: number; message?: string; type?: string } | null;
+  }
+  const records = jsonl
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Rec)
+    .filter((r) => (r.metadata?.benchmark_phase ?? 'profiling') === 'profiling')
+    .sort((a, b) => (a.metadata?.request_start_ns ?? 0) - (b.metadata?.request_start_ns ?? 0));
+  const num = (r: Rec, k: string) => (typeof r.metrics?.[k]?.value === 'number' ? (r.metrics[k]!.value as number) : undefined);
+  const out: Measured[] = records.map((r) =>
+    r.error
+      ? { ok: false, status: typeof r.error.code === 'number' ? r.error.code : 0, tokens: 0, error: r.error.message ?? r.error.type ?? 'failed' }
+      : { ok: true, status: 200, tokens: num(r, 'output_token_count') ?? 0, ttftMs: num(r, 'time_to_first_token'), itlMs: num(r, 'inter_token_latency') },
+  );
+  while (out.length < requests) out.push({ ok: false, status: 0, tokens: 0, error: 'AIPerf recorded no result for it' });
+  return out;
+}
 
 /** Places a stand-in model directory in a Hugging Face cache under the model's own id (1.x reads it offline). */
 function standInCache(home: string, model: string, dir: string): void {
@@ -279,13 +331,15 @@ export async function rehearse(sources: readonly { file: string; text: string }[
   process.once('SIGTERM', interrupted);
   const lastLines = (s: { log: string }) => (fs.existsSync(s.log) ? fs.readFileSync(s.log, 'utf8').trimEnd().split('\n').slice(-12).map((l) => `    ${l}`).join('\n') : '    (no output)');
   try {
+    const aiperf = findAiperf(o);
     const python = ensureVenv(version, release, o, say);
     const home = path.join(run, 'hf');
     const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !['ETCD_ENDPOINTS', 'NATS_SERVER'].includes(e[0])));
+    const worker = model.services.find((s) => s.kind === 'worker');
+    const modelId = worker?.launch.flags.get('--model') ?? worker?.launch.flags.get('--model-path');
     if (o.tokenizer) {
-      const worker = model.services.find((s) => s.kind === 'worker');
-      const id = worker?.launch.flags.get('--model') ?? worker?.launch.flags.get('--model-path');
-      if (typeof id === 'string') standInCache(home, id, path.resolve(o.tokenizer));
+      if (typeof modelId === 'string') standInCache(home, modelId, path.resolve(o.tokenizer));
+      if (aiperf) standInCache(home, STAND_IN_TOKENIZER, path.resolve(o.tokenizer));
       Object.assign(env, { HF_HOME: home, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' });
     }
     let natsUrl: string | undefined;
@@ -345,26 +399,54 @@ export async function rehearse(sources: readonly { file: string; text: string }[
       if (r?.status === 200) served = (JSON.parse(r.body) as { data?: { id: string }[] }).data?.[0]?.id;
       if (served === undefined) await new Promise((res) => setTimeout(res, 500));
     }
-    say(`the frontend serves ${served}; ${o.requests} requests, ${o.concurrency} at a time, ${o.maxTokens} tokens each`);
+    const generator = aiperf ? `AIPerf ${aiperf.version}` : 'plain HTTP';
+    say(`the frontend serves ${served}; ${o.requests} requests, ${o.concurrency} at a time, ${o.maxTokens} tokens each, sent by ${generator}`);
 
     const sla = o.sla ?? plan.sla;
-    const results: Measured[] = new Array(o.requests);
-    let next = 0;
-    const prompts = ['Summarize the plot of a heist movie in three sentences.', 'Explain KV cache reuse to a new engineer.', 'Write a haiku about GPUs.'];
-    await Promise.all(
-      Array.from({ length: Math.min(o.concurrency, o.requests) }, async () => {
-        while (next < o.requests) {
-          const i = next++;
-          results[i] = await chat(httpPort, served!, `${prompts[i % prompts.length]} (request ${i + 1})`, o);
-          const r = results[i];
-          io.stdout(
-            r.ok
-              ? `request ${i + 1}: ${r.status}, ${r.tokens} tokens, TTFT ${fmt(r.ttftMs)}, ITL ${fmt(r.itlMs)}\n`
-              : `request ${i + 1}: failed (${r.status || 'no answer'}): ${r.error}\n`,
-          );
-        }
-      }),
-    );
+    const line = (i: number, r: Measured) =>
+      io.stdout(
+        r.ok
+          ? `request ${i + 1}: ${r.status}, ${r.tokens} tokens, TTFT ${fmt(r.ttftMs)}, ITL ${fmt(r.itlMs)}\n`
+          : `request ${i + 1}: failed (${r.status || 'no answer'}): ${r.error}\n`,
+      );
+    let results: Measured[];
+    if (aiperf) {
+      const artifacts = path.join(run, 'aiperf');
+      const tokenizer = o.tokenizer ? STAND_IN_TOKENIZER : typeof modelId === 'string' ? modelId : served;
+      const p = startProcess('aiperf', aiperf.bin, [
+        'profile', '--model', served, '--url', `http://127.0.0.1:${httpPort}`, '--endpoint-type', 'chat', '--streaming',
+        '--tokenizer', tokenizer, '--request-count', String(o.requests), '--concurrency', String(o.concurrency),
+        '--isl', '64', '--osl', String(o.maxTokens), '--request-timeout-seconds', String(o.requestTimeout),
+        // the mocker answers with random token ids: the server's counts are the true ones
+        '--use-server-token-count', '--random-seed', '7', '--ui', 'none', '--artifact-dir', artifacts,
+      ], {});
+      // every round of requests may take the request timeout, and AIPerf a while to start
+      const budget = Math.ceil(o.requests / o.concurrency) * o.requestTimeout + 120;
+      const limit = Date.now() + budget * 1000;
+      while (p.exitCode === null && p.signalCode === null) {
+        const dead = started.find((s) => s.process !== p && s.process.exitCode !== null);
+        if (dead) throw new RehearsalError(`${dead.name} exited (${dead.process.exitCode}) while AIPerf sent the requests; its last lines:\n${lastLines(dead)}`);
+        if (Date.now() > limit) throw new RehearsalError(`AIPerf did not finish in ${budget} s; its last lines:\n${lastLines(started[started.length - 1])}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const records = path.join(artifacts, 'profile_export.jsonl');
+      if (!fs.existsSync(records)) throw new RehearsalError(`AIPerf exited (${p.exitCode}) without per-request records; its last lines:\n${lastLines(started[started.length - 1])}`);
+      results = aiperfRecords(fs.readFileSync(records, 'utf8'), o.requests);
+      results.forEach((r, i) => line(i, r));
+    } else {
+      results = new Array(o.requests);
+      let next = 0;
+      const prompts = ['Summarize the plot of a heist movie in three sentences.', 'Explain KV cache reuse to a new engineer.', 'Write a haiku about GPUs.'];
+      await Promise.all(
+        Array.from({ length: Math.min(o.concurrency, o.requests) }, async () => {
+          while (next < o.requests) {
+            const i = next++;
+            results[i] = await chat(httpPort, served!, `${prompts[i % prompts.length]} (request ${i + 1})`, o);
+            line(i, results[i]);
+          }
+        }),
+      );
+    }
     const ok = results.filter((r) => r.ok);
     const ttfts = ok.map((r) => r.ttftMs!).filter((v) => v !== undefined);
     const itls = ok.map((r) => r.itlMs).filter((v): v is number => v !== undefined);
@@ -373,7 +455,7 @@ export async function rehearse(sources: readonly { file: string; text: string }[
     if (ttfts.length > 0) io.stdout(`TTFT p50 ${fmt(percentile(ttfts, 50))}, p95 ${fmt(percentile(ttfts, 95))}${target(sla?.ttftMs)}\n`);
     if (itls.length > 0) io.stdout(`ITL  p50 ${fmt(percentile(itls, 50))}, p95 ${fmt(percentile(itls, 95))}${target(sla?.itlMs)}\n`);
     io.stdout('(the mocker simulates engine timing without GPUs: the latencies rehearse the path, not the hardware)\n');
-    return { model: served!, succeeded: ok.length, failed: results.length - ok.length, pids: started.map((s) => s.process.pid!) };
+    return { model: served!, succeeded: ok.length, failed: results.length - ok.length, pids: started.map((s) => s.process.pid!), loadGenerator: aiperf ? `aiperf ${aiperf.version}` : 'http' };
   } finally {
     await stopAll();
     process.removeListener('SIGINT', interrupted);
@@ -381,6 +463,7 @@ export async function rehearse(sources: readonly { file: string; text: string }[
     if (o.keepLogs) {
       fs.mkdirSync(o.keepLogs, { recursive: true });
       for (const s of started) if (fs.existsSync(s.log)) fs.copyFileSync(s.log, path.join(o.keepLogs, `${s.name}.log`));
+      if (fs.existsSync(path.join(run, 'aiperf'))) fs.cpSync(path.join(run, 'aiperf'), path.join(o.keepLogs, 'aiperf'), { recursive: true });
     }
     fs.rmSync(run, { recursive: true, force: true });
   }

@@ -3,6 +3,11 @@ import { aggregatedGraphSpec, Backend, disaggregatedGraphSpec, Fabric, indexObje
 import { EXAMPLES } from '../../examples';
 import { planRehearsal, RehearsalError } from '../../src/cli/rehearse-plan';
 import { run } from '../../src/cli/main';
+import { aiperfRecords } from '../../src/cli/rehearse';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as YAML from 'yaml';
 
 /** What `dynamo-constructs rehearse` starts for a manifest (the processes themselves run in test/rehearsal/run.ts). */
 
@@ -86,4 +91,40 @@ test('graphs it cannot rehearse, and bad command lines, are clear errors', () =>
   expect(cli(['--requests', '0', 'x.yaml'])).toEqual({ status: 2, stderr: expect.stringMatching(/--requests must be a whole number >= 1, got "0"/) });
   expect(cli(['--sla-ttft-ms', '100', 'x.yaml']).stderr).toMatch(/--sla-ttft-ms and --sla-itl-ms go together/);
   expect(cli([]).stderr).toMatch(/no files given/);
+});
+
+test('AIPerf\'s per-request records become measurements in the order the requests started; errors and missing records fail', () => {
+  // four answered requests and one refused (an unknown model), as AIPerf 0.13.0 wrote them against the mocker, out of order
+  const jsonl = readFileSync(join(__dirname, 'fixtures', 'aiperf-0.13.0-profile_export.jsonl'), 'utf8');
+  const m = aiperfRecords(jsonl, 6);
+  expect(m.map((r) => r.ok)).toEqual([false, true, true, true, true, false]);
+  expect(m[0]).toEqual({ ok: false, status: 404, tokens: 0, error: '{"message":"Model not found","type":"Not Found","code":404}' });
+  expect(m[1]).toEqual({ ok: true, status: 200, tokens: 16, ttftMs: 34.120965, itlMs: 6.890933133333333 });
+  expect(m.slice(1, 5).map((r) => r.ttftMs)).toEqual([34.120965, 45.410143, 52.390007, 59.706790999999996]);
+  expect(m[5].error).toBe('AIPerf recorded no result for it');
+});
+
+test('the load generator: a bad choice and contradicting options are usage errors; an aiperf that does not run is said before anything starts', async () => {
+  const cli = (argv: string[]) => {
+    let stderr = '';
+    const status = run(['rehearse', ...argv], { stdout: () => undefined, stderr: (t) => (stderr += t), stdin: () => '' });
+    return { status, stderr: () => stderr };
+  };
+  const bad = cli(['--load-generator', 'ftp', 'x.yaml']);
+  expect(bad.status).toBe(2);
+  expect(bad.stderr()).toMatch(/--load-generator must be auto, aiperf or http, got "ftp"/);
+  expect(cli(['--aiperf', '/bin/true', '--load-generator', 'http', 'x.yaml']).stderr()).toMatch(/--aiperf and --load-generator http contradict each other/);
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-aiperf-'));
+  try {
+    const file = join(dir, 'graph.yaml');
+    writeFileSync(file, Testing.synth(new EXAMPLES['planned-disaggregated'](Testing.app(), 'p')).map((o) => YAML.stringify(o)).join('---\n'));
+    const missing = cli(['--aiperf', join(dir, 'no-aiperf'), '--cache-dir-is-not-an-option', file]);
+    expect(await missing.status).toBe(2);
+    const r = cli(['--aiperf', join(dir, 'no-aiperf'), file]);
+    expect(await r.status).toBe(1);
+    expect(r.stderr()).toContain(`${join(dir, 'no-aiperf')} --version does not run (spawnSync ${join(dir, 'no-aiperf')} ENOENT); install AIPerf (pip install aiperf) or send plain HTTP (--load-generator http)`);
+    expect(r.stderr()).not.toMatch(/installing|starting/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

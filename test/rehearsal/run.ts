@@ -1,27 +1,47 @@
 /**
  * `npm run test:rehearse`: `dynamo-constructs rehearse` for real, on the synthesized examples:
  * the disaggregated graph behind the KV router (planned-disaggregated) on Dynamo 1.6.1, and the
- * aggregated one (aggregated-kv-router) on 0.9.0. Each must list its model, answer every request
- * and leave no process behind. The hub is not reachable here: a tiny stand-in model built by
- * scripts/make-tiny-model.py takes the model's place.
+ * aggregated one (aggregated-kv-router) on 0.9.0, with the requests sent by AIPerf (installed
+ * into a cached virtualenv) and, once, by plain HTTP. Each must list its model, answer every
+ * request and leave no process behind. The hub is not reachable here: a tiny stand-in model
+ * built by scripts/make-tiny-model.py takes the model's place.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Testing } from 'cdk8s';
 import { EXAMPLES } from '../../examples';
-import { rehearsalPython, rehearse } from '../../src/cli/rehearse';
+import { pythonOf, rehearsalPython, rehearse } from '../../src/cli/rehearse';
 import { toYaml } from '../support/manifests';
 
 process.env.DYNAMO_CONSTRUCTS_QUIET ??= '1';
 const ROOT = resolve(__dirname, '..', '..');
 const REQUESTS = 12;
 
+const AIPERF = 'aiperf==0.13.0';
+
 const CASES = [
-  { example: 'planned-disaggregated', version: '1.6.1', disaggregated: true },
-  { example: 'aggregated-kv-router', version: '0.9.0', disaggregated: false },
+  { example: 'planned-disaggregated', version: '1.6.1', disaggregated: true, load: 'aiperf' },
+  { example: 'aggregated-kv-router', version: '0.9.0', disaggregated: false, load: 'aiperf' },
+  { example: 'planned-disaggregated', version: '1.6.1', disaggregated: true, load: 'http' },
 ] as const;
+
+/** AIPerf in its own cached virtualenv (next to the rehearsal's), installed on first use. */
+function aiperfExecutable(say: (line: string) => void): string {
+  const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dynamo-constructs', 'rehearse', `venv-${AIPERF.replace('==', '-')}`);
+  const bin = join(dir, 'bin', 'aiperf');
+  const stamp = join(dir, '.installed');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === AIPERF && existsSync(bin)) return bin;
+  say(`installing ${AIPERF} into ${dir} (first run: about a minute)`);
+  rmSync(dir, { recursive: true, force: true });
+  for (const [cmd, args] of [[pythonOf('3.11', undefined), ['-m', 'venv', dir]], [join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', AIPERF]]] as const) {
+    const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stderr}`);
+  }
+  writeFileSync(stamp, AIPERF);
+  return bin;
+}
 
 function alive(pid: number): boolean {
   try {
@@ -45,12 +65,13 @@ async function main(): Promise<number> {
     const tokenizer = join(work, 'tiny-model');
     const made = spawnSync(rehearsalPython('1.6.1', {}, say), [join(ROOT, 'scripts', 'make-tiny-model.py'), tokenizer], { encoding: 'utf8' });
     if (made.status !== 0) throw new Error(`make-tiny-model.py failed: ${made.stderr}`);
+    const aiperf = aiperfExecutable(say);
     for (const c of CASES) {
-      const manifest = join(work, `${c.example}.yaml`);
+      const manifest = join(work, `${c.example}-${c.version}.yaml`);
       writeFileSync(manifest, toYaml(Testing.synth(new EXAMPLES[c.example](Testing.app(), c.example))));
-      const logs = join(work, `logs-${c.example}`);
+      const logs = join(work, `logs-${c.example}-${c.load}`);
       const started = Date.now();
-      const r = await rehearse([{ file: manifest, text: readFileSync(manifest, 'utf8') }], { requests: REQUESTS, concurrency: 3, maxTokens: 24, tokenizer, startTimeout: 180, requestTimeout: 60, keepLogs: logs }, {
+      const r = await rehearse([{ file: manifest, text: readFileSync(manifest, 'utf8') }], { requests: REQUESTS, concurrency: 3, maxTokens: 24, tokenizer, startTimeout: 180, requestTimeout: 60, keepLogs: logs, loadGenerator: c.load, ...(c.load === 'aiperf' ? { aiperf } : {}) }, {
         stdout: (t) => process.stdout.write(t),
         stderr: (t) => process.stderr.write(t),
       });
@@ -58,9 +79,16 @@ async function main(): Promise<number> {
       if (r.succeeded !== REQUESTS || r.failed !== 0) fail(`${c.example} on ${c.version}: ${r.succeeded}/${REQUESTS} requests succeeded`);
       const left = r.pids.filter(alive);
       if (left.length > 0) fail(`${c.example} on ${c.version}: processes left running: ${left.join(', ')}`);
+      if (c.load === 'aiperf') {
+        // AIPerf's own summary must agree with what rehearse made of its per-request records
+        if (!r.loadGenerator.startsWith('aiperf ')) fail(`${c.example} on ${c.version}: the requests were sent by ${r.loadGenerator}, not AIPerf`);
+        const exported = join(logs, 'aiperf', 'profile_export_aiperf.json');
+        const own = existsSync(exported) ? (JSON.parse(readFileSync(exported, 'utf8')) as { request_count?: { avg?: number }; error_summary?: unknown[] }) : undefined;
+        if (own?.request_count?.avg !== REQUESTS || (own.error_summary ?? []).length !== 0) fail(`${c.example} on ${c.version}: AIPerf's summary says ${JSON.stringify({ requests: own?.request_count, errors: own?.error_summary })}`);
+      } else if (r.loadGenerator !== 'http') fail(`${c.example} on ${c.version}: the requests were sent by ${r.loadGenerator}, not plain HTTP`);
       if (c.disaggregated && !/prefill router/i.test(readFileSync(join(logs, 'Frontend.log'), 'utf8'))) fail(`${c.example} on ${c.version}: the frontend never activated its prefill router`);
       summary.push(
-        `${c.example} on Dynamo ${c.version}: ${r.pids.length} processes, model ${r.model} listed, ${r.succeeded}/${REQUESTS} requests answered, ${r.failed} errors` +
+        `${c.example} on Dynamo ${c.version}: ${r.pids.length} processes, model ${r.model} listed, ${r.succeeded}/${REQUESTS} requests answered (sent by ${r.loadGenerator}), ${r.failed} errors` +
           `${c.disaggregated ? ', the frontend activated its prefill router' : ''}, ${left.length} processes left (${seconds} s)`,
       );
     }
