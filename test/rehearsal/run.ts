@@ -6,13 +6,15 @@
  * request and leave no process behind. The hub is not reachable here: a tiny stand-in model
  * built by scripts/make-tiny-model.py takes the model's place.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Testing } from 'cdk8s';
 import { EXAMPLES } from '../../examples';
+import { Backend, disaggregatedGraphSpec, renderGraph, Router } from '../../src';
 import { pythonOf, rehearsalPython, rehearse } from '../../src/cli/rehearse';
+import { RehearsalError } from '../../src/cli/rehearse-plan';
 import { toYaml } from '../support/manifests';
 
 process.env.DYNAMO_CONSTRUCTS_QUIET ??= '1';
@@ -52,6 +54,73 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Dynamo processes on this machine (none may outlive a rehearsal). */
+function dynamoProcesses(): string[] {
+  const r = spawnSync('pgrep', ['-fa', 'dynamo\\.(frontend|mocker)|nats-server -js|aiperf profile'], { encoding: 'utf8' });
+  return (r.stdout ?? '').split('\n').filter((l) => l.trim() !== '');
+}
+
+/** A 1.6.1 rehearsal graph (its mocker flags run as written) whose decode worker is given a flag the mocker refuses. */
+function graphWithBrokenDecode(work: string): string {
+  const r = renderGraph(disaggregatedGraphSpec('broken', 'ns', { model: 'Qwen/Qwen3-0.6B', backend: Backend.vllm(), rehearsal: true, frontend: { router: Router.kv() }, prefill: {}, decode: {} }));
+  const graph = JSON.parse(JSON.stringify(r.graph)) as { spec: { components: { name: string; podTemplate: { spec: { containers: { args: string[] }[] } } }[] } };
+  graph.spec.components.find((c) => c.name === 'VllmDecodeWorker')!.podTemplate.spec.containers[0].args.push('--no-such-flag');
+  const file = join(work, 'broken.yaml');
+  writeFileSync(file, toYaml([graph]));
+  return file;
+}
+
+/** A worker that exits: the rehearsal fails naming it, with its last log lines, and leaves nothing running. */
+async function workerThatExits(work: string, tokenizer: string, fail: (line: string) => void): Promise<string> {
+  const file = graphWithBrokenDecode(work);
+  let message = '';
+  try {
+    await rehearse([{ file, text: readFileSync(file, 'utf8') }], { requests: 2, concurrency: 1, maxTokens: 8, tokenizer, startTimeout: 120, requestTimeout: 30, loadGenerator: 'http' }, { stdout: () => undefined, stderr: (t) => process.stderr.write(t) });
+    fail('a decode worker with a flag the mocker refuses: the rehearsal succeeded');
+  } catch (e) {
+    if (!(e instanceof RehearsalError)) throw e;
+    message = e.message;
+  }
+  if (!/^VllmDecodeWorker exited \(2\) before the model was served; its last lines:\n[\s\S]*unrecognized arguments: --no-such-flag/.test(message)) fail(`a worker that exits: the error was ${JSON.stringify(message)}`);
+  const left = dynamoProcesses();
+  if (left.length > 0) fail(`a worker that exits: processes left running: ${left.join('; ')}`);
+  return `a decode worker that exits: refused with "${message.split('\n')[0]}" and its last lines (unrecognized arguments: --no-such-flag), ${left.length} processes left`;
+}
+
+/** Ctrl-C while the requests run: the command exits 130 and leaves nothing running. */
+async function interrupted(work: string, tokenizer: string, fail: (line: string) => void): Promise<string> {
+  const manifest = join(work, 'interrupted.yaml');
+  writeFileSync(manifest, toYaml(Testing.synth(new EXAMPLES['planned-disaggregated'](Testing.app(), 'planned-disaggregated'))));
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(ROOT, 'src', 'cli', 'main.ts'), 'rehearse', manifest, '--tokenizer', tokenizer, '--requests', '100000', '--concurrency', '1', '--load-generator', 'http'], {
+    cwd: ROOT,
+    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'test', 'tsconfig.json') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let answered = 0;
+  let sent = false;
+  child.stdout.setEncoding('utf8').on('data', (t: string) => {
+    answered += (t.match(/^request \d+: 200/gm) ?? []).length;
+    if (answered >= 3 && !sent) {
+      sent = true;
+      child.kill('SIGINT');
+    }
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+  const code = await new Promise<number | null>((res) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      res(c);
+    });
+  });
+  if (!sent) fail(`Ctrl-C: the rehearsal ended (${code}) before three requests were answered: ${stderr.slice(-500)}`);
+  if (code !== 130) fail(`Ctrl-C: exit status ${code}, not 130`);
+  const left = dynamoProcesses();
+  if (left.length > 0) fail(`Ctrl-C: processes left running: ${left.join('; ')}`);
+  return `Ctrl-C after ${answered} answered requests: exit status ${code}, ${left.length} processes left`;
+}
+
 async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'rehearsal-test-'));
   let failures = 0;
@@ -65,6 +134,8 @@ async function main(): Promise<number> {
     const tokenizer = join(work, 'tiny-model');
     const made = spawnSync(rehearsalPython('1.6.1', {}, say), [join(ROOT, 'scripts', 'make-tiny-model.py'), tokenizer], { encoding: 'utf8' });
     if (made.status !== 0) throw new Error(`make-tiny-model.py failed: ${made.stderr}`);
+    const before = dynamoProcesses();
+    if (before.length > 0) throw new Error(`Dynamo processes are running already; stop them first (the suite checks that none is left): ${before.join('; ')}`);
     const aiperf = aiperfExecutable(say);
     for (const c of CASES) {
       const manifest = join(work, `${c.example}-${c.version}.yaml`);
@@ -92,6 +163,8 @@ async function main(): Promise<number> {
           `${c.disaggregated ? ', the frontend activated its prefill router' : ''}, ${left.length} processes left (${seconds} s)`,
       );
     }
+    summary.push(await workerThatExits(work, tokenizer, fail));
+    summary.push(await interrupted(work, tokenizer, fail));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
