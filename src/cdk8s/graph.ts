@@ -4,6 +4,7 @@ import {
   checkComponent,
   checkGraphOptions,
   ComponentSpec,
+  componentConfigMapName,
   dynamoVersionOf,
   Diagnostics,
   DynamoRelease,
@@ -143,6 +144,22 @@ export class DynamoGraph extends Construct implements IObservable {
    */
   public _nextServicePath(name: string): string {
     return this.release.apiVersion === 'nvidia.com/v1beta1' ? `/spec/components/${this.components.length}` : `/spec/services/${name}`;
+  }
+
+  /**
+   * The ConfigMap the component mounts beside the graph (`componentConfigMapName`), as an object
+   * of `scope` whose data comes from the rendered graph; none when it mounts none. @internal
+   */
+  public _componentConfigMaps(scope: Construct, id: string, component: ComponentSpec): ApiObject[] {
+    const name = componentConfigMapName(this.options, this.name, component);
+    if (name === undefined) return [];
+    const rendered = () => {
+      const found = this.render().configMaps.find((c) => c.metadata.name === name);
+      if (!found) throw new Error(`graph ${this.name} rendered no ConfigMap ${name} for ${component.name}`);
+      return found;
+    };
+    const metadata = { name, namespace: this.namespace };
+    return [new RenderedApiObject(scope, id, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: Lazy.any({ produce: () => rendered().data }) }, () => this.render())];
   }
 
   /** @internal */

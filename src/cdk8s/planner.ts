@@ -1,7 +1,6 @@
-import { ApiObject, Lazy } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { PlannerOptions, plannerConfigMapName } from '../core';
-import { RenderedApiObject } from './api-object';
+import { PlannerOptions } from '../core';
 import { DynamoGraph } from './graph';
 
 export interface PlannerProps extends PlannerOptions {}
@@ -25,22 +24,7 @@ export class Planner extends Construct {
     this.servicePath = graph._nextServicePath(id);
     const component = { kind: 'planner' as const, name: id, path: graph._optionPaths.get(id) ?? id, options: props };
     graph._checkComponent(component, props);
-    if (graph.release.planner.config) {
-      const name = plannerConfigMapName(graph.name, id);
-      this.apiObjects.push(
-        new RenderedApiObject(
-          this,
-          'Config',
-          {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name, namespace: graph.namespace },
-            data: Lazy.any({ produce: () => graph.render().configMaps.find((c) => c.metadata.name === name)!.data }),
-          },
-          () => graph.render(),
-        ),
-      );
-    }
+    this.apiObjects.push(...graph._componentConfigMaps(this, 'Config', component));
     graph._addComponent(component, this.apiObjects);
   }
 }

@@ -1,7 +1,6 @@
-import { ApiObject, Lazy } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { engineConfigMapName, WorkerOptions, WorkerRole } from '../core';
-import { RenderedApiObject } from './api-object';
+import { WorkerOptions, WorkerRole } from '../core';
 import { DynamoGraph } from './graph';
 
 export interface WorkerProps extends WorkerOptions {}
@@ -22,22 +21,7 @@ abstract class WorkerBase extends Construct {
     const component = { kind: 'worker' as const, role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options: props };
     graph._checkComponent(component, props);
 
-    if (graph.options.backend._renderer.usesEngineConfigFile) {
-      const name = engineConfigMapName(graph.name, this.serviceName);
-      this.apiObjects.push(
-        new RenderedApiObject(
-          this,
-          'EngineConfig',
-          {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name, namespace: graph.namespace },
-            data: Lazy.any({ produce: () => graph.render().configMaps.find((c) => c.metadata.name === name)!.data }),
-          },
-          () => graph.render(),
-        ),
-      );
-    }
+    this.apiObjects.push(...graph._componentConfigMaps(this, 'EngineConfig', component));
     graph._addComponent(component, this.apiObjects);
   }
 }

@@ -5,7 +5,7 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
-import { DynamoRelease, indexObjects, manifestModel, RELEASES } from '../core';
+import { DynamoRelease, indexObjects, manifestModel, releaseOfVersion, RELEASES, versionOfImage } from '../core';
 import { planRehearsal, RehearsalError } from './rehearse-plan';
 
 /**
@@ -65,15 +65,13 @@ export interface RehearsalResult {
   readonly loadGenerator: string;
 }
 
-const IMAGE_VERSION = /:(\d+\.\d+\.\d+(?:\.post\d+)?)(?:-[A-Za-z0-9.]+)?$/;
-
 /** The Dynamo version a graph runs: its images' tag, else a runtimeVersionOverride, else the option. */
 function versionOf(graph: Record<string, unknown>, fallback: string | undefined): string {
   const found = new Set<string>();
   const visit = (v: unknown, key?: string) => {
     if (typeof v === 'string') {
-      const m = key === 'image' ? IMAGE_VERSION.exec(v) : key === 'runtimeVersionOverride' ? /^(\d+\.\d+\.\d+)$/.exec(v) : null;
-      if (m) found.add(m[1]);
+      const version = key === 'image' ? versionOfImage(v) : key === 'runtimeVersionOverride' && releaseOfVersion(v) ? v : undefined;
+      if (version) found.add(version);
     } else if (Array.isArray(v)) v.forEach((x) => visit(x));
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) visit(x, k);
   };
@@ -84,9 +82,8 @@ function versionOf(graph: Record<string, unknown>, fallback: string | undefined)
   throw new RehearsalError(`its images name several Dynamo releases (${[...found].join(', ')}); pass --dynamo-version`);
 }
 
-function releaseOfVersion(version: string): DynamoRelease {
-  const m = /^(\d+)\.(\d+)\./.exec(version);
-  const release = m ? RELEASES[`${m[1]}.${m[2]}`] : undefined;
+function knownRelease(version: string): DynamoRelease {
+  const release = releaseOfVersion(version);
   if (!release) throw new RehearsalError(`Dynamo ${version} is not a release the library knows (${Object.keys(RELEASES).map((l) => `${l}.x`).join(', ')})`);
   return release;
 }
@@ -107,7 +104,7 @@ export function pythonOf(wanted: string, given: string | undefined): string {
 
 /** The Python of the cached virtualenv of a release (created on first use): Dynamo's packages of that release. */
 export function rehearsalPython(version: string, o: Pick<RehearseOptions, 'python' | 'cacheDir'>, say: (line: string) => void): string {
-  return ensureVenv(version, releaseOfVersion(version), o, say);
+  return ensureVenv(version, knownRelease(version), o, say);
 }
 
 function ensureVenv(version: string, release: DynamoRelease, o: Pick<RehearseOptions, 'python' | 'cacheDir'>, say: (line: string) => void): string {
@@ -300,7 +297,7 @@ export async function rehearse(sources: readonly { file: string; text: string }[
   if (graphs.length > 1) throw new RehearsalError(`the files hold ${graphs.length} graphs (${graphs.map((g) => g.metadata?.name).join(', ')}); choose one with --graph`);
   const graph = graphs[0];
   const version = versionOf(graph, o.dynamoVersion);
-  const release = releaseOfVersion(version);
+  const release = knownRelease(version);
   const model = manifestModel(graph, indexObjects(docs), { release });
   if (o.tokenizer && !fs.existsSync(path.join(o.tokenizer, 'tokenizer.json'))) throw new RehearsalError(`--tokenizer ${o.tokenizer}: no tokenizer.json there`);
 

@@ -7,15 +7,15 @@ import { Fabric } from './fabric';
 import { checkFrontend, FrontendOptions, renderFrontend } from './frontend';
 import { IMAGE_PULL_POLICIES, ImagePullPolicy, KubeObject, NameRef, nameOf } from './k8s';
 import { checkExistingModelCache, modelCacheMount } from './model-cache';
-import { checkGraphPlanner, PlannerOptions, renderPlanner } from './planner';
+import { checkGraphPlanner, PlannerOptions, plannerConfigMapName, renderPlanner } from './planner';
 import { checkGraphManifest, Finding, reportDraftFindings, reportFindings } from './rules';
 import { at } from './rules/graph-model';
 import { Router } from './router';
 import { DgdService } from './service';
 import { prune } from './util';
 import { writeV1beta1 } from './dgd-v1beta1';
-import { DynamoRelease, dynamoVersionOf, lookupRelease, RELEASES, runtimeVersionOf } from './versions';
-import { checkExtraArgs, checkWorker, renderWorker, WorkerOptions } from './worker';
+import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf, RELEASES, runtimeVersionOf } from './versions';
+import { checkExtraArgs, checkWorker, engineConfigMapName, renderWorker, WorkerOptions } from './worker';
 
 /** A model cache as a graph sees it: a claim and a mount path. */
 export interface IModelCache {
@@ -143,6 +143,17 @@ export const GRAPH_OPTION_KEYS = optionKeys<GraphOptions>()(
 );
 
 /** One service of a graph. `path` is where its options came from, for messages. */
+/**
+ * The ConfigMap a component of a graph with these options mounts beside it, which the shells
+ * create as their own object: a 1.x planner's PlannerConfig, a TensorRT-LLM worker's engine config
+ * (none in a rehearsal, where the mocker stands in for the engine). Undefined: it mounts none.
+ */
+export function componentConfigMapName(options: GraphOptions, graphName: string, component: Pick<ComponentSpec, 'kind' | 'name'>): string | undefined {
+  if (component.kind === 'planner') return releaseOf(dynamoVersionOf(options)).planner.config ? plannerConfigMapName(graphName, component.name) : undefined;
+  if (component.kind === 'worker') return options.backend._renderer.usesEngineConfigFile && options.rehearsal !== true ? engineConfigMapName(graphName, component.name) : undefined;
+  return undefined;
+}
+
 export type ComponentSpec =
   | { readonly kind: 'frontend'; readonly name: string; readonly path: string; readonly options: FrontendOptions }
   | { readonly kind: 'planner'; readonly name: string; readonly path: string; readonly options: PlannerOptions }

@@ -502,10 +502,15 @@ export function dynamoVersionOf(o: { readonly dynamoVersion?: string } | undefin
   return o?.dynamoVersion ?? DEFAULT_DYNAMO_VERSION;
 }
 
+/** The release a Dynamo version belongs to (`1.6.1`: the 1.6 line), or undefined for an unsupported release or a string that is no version. */
+export function releaseOfVersion(version: unknown): DynamoRelease | undefined {
+  const m = typeof version === 'string' ? VERSION.exec(version) : null;
+  return m ? RELEASES[`${m[1]}.${m[2]}`] : undefined;
+}
+
 /** Looks up the release of `version`, recording an error on `d` if it is not supported. */
 export function lookupRelease(d: Diagnostics, path: string, version: string): DynamoRelease | undefined {
-  const m = typeof version === 'string' ? VERSION.exec(version) : null;
-  const release = m ? RELEASES[`${m[1]}.${m[2]}`] : undefined;
+  const release = releaseOfVersion(version);
   if (!release) {
     d.error(
       path,
@@ -518,15 +523,19 @@ export function lookupRelease(d: Diagnostics, path: string, version: string): Dy
   return release;
 }
 
-const IMAGE_TAG = /:(\d+)\.(\d+)\.\d+(?:\.post\d+)?(?:-[A-Za-z0-9.]+)?$/;
+const IMAGE_TAG = /:(\d+\.\d+\.\d+(?:\.post\d+)?)(?:-[A-Za-z0-9.]+)?$/;
+
+/** The Dynamo version an image's tag names (`vllm-runtime:0.9.0-cuda13`: `0.9.0`), or undefined. */
+export function versionOfImage(image: unknown): string | undefined {
+  return typeof image === 'string' ? IMAGE_TAG.exec(image)?.[1] : undefined;
+}
 
 /**
  * The release an image runs, read from its tag (`vllm-runtime:0.9.0-cuda13`),
  * or undefined for a tag that names no supported release.
  */
 export function releaseOfImage(image: unknown): DynamoRelease | undefined {
-  const m = typeof image === 'string' ? IMAGE_TAG.exec(image) : null;
-  return m ? RELEASES[`${m[1]}.${m[2]}`] : undefined;
+  return releaseOfVersion(versionOfImage(image));
 }
 
 /**
@@ -547,8 +556,7 @@ export function runtimeVersionOf(version: string): string {
 
 /** The release of `version`; throws if unsupported (validate first). */
 export function releaseOf(version: string): DynamoRelease {
-  const m = VERSION.exec(version);
-  const release = m ? RELEASES[`${m[1]}.${m[2]}`] : undefined;
+  const release = releaseOfVersion(version);
   if (!release) throw new Error(`unsupported Dynamo version ${version}`);
   return release;
 }

@@ -3,6 +3,7 @@ import {
   checkComponent,
   checkGraphOptions,
   ComponentSpec,
+  componentConfigMapName,
   Diagnostics,
   dynamoVersionOf,
   GraphOptions,
@@ -118,6 +119,21 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
     const d = new Diagnostics();
     checkComponent(d, component, this.options.backend, releaseOf(dynamoVersionOf(this.options)));
     d.throwIfErrors();
+  }
+
+  /**
+   * The ConfigMap the component mounts beside the graph (`componentConfigMapName`), registered as
+   * `name` with the rendered graph's data; undefined when it mounts none. @internal
+   */
+  public _componentConfigMap(name: string, component: ComponentSpec, opts: pulumi.CustomResourceOptions): pulumi.CustomResource | undefined {
+    const configMapName = componentConfigMapName(this.options, this.name, component);
+    if (configMapName === undefined) return undefined;
+    const object = this.rendered.then((r) => {
+      const found = r.configMaps.find((c) => c.metadata.name === configMapName);
+      if (!found) throw new Error(`graph ${this.name} rendered no ConfigMap ${configMapName} for ${component.name}`);
+      return found;
+    });
+    return registerObject(name, object, { apiVersion: 'v1', kind: 'ConfigMap' }, opts);
   }
 
   /** Adds a component `_checkComponent` accepted, with the resources the graph waits for. @internal */

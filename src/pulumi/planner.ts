@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
-import { ComponentSpec, PlannerOptions, plannerConfigMapName, releaseOf, dynamoVersionOf } from '../core';
-import { childOptions, registerObject, typeToken } from './common';
+import { ComponentSpec, PlannerOptions } from '../core';
+import { childOptions, typeToken } from './common';
 import { DynamoGraph } from './graph';
 
 export interface PlannerArgs extends PlannerOptions {
@@ -26,11 +26,7 @@ export class Planner extends pulumi.ComponentResource {
     this.serviceName = serviceName ?? name;
     const component: ComponentSpec = { kind: 'planner', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
     graph._checkComponent(component, args);
-    if (releaseOf(dynamoVersionOf(graph.options)).planner.config) {
-      const configMapName = plannerConfigMapName(graph.name, this.serviceName);
-      const object = graph.rendered.then((r) => r.configMaps.find((c) => c.metadata.name === configMapName)!);
-      this.config = registerObject(`${name}-config`, object, { apiVersion: 'v1', kind: 'ConfigMap' }, childOptions(this, opts));
-    }
+    this.config = graph._componentConfigMap(`${name}-config`, component, childOptions(this, opts));
     graph._addComponent(component, this.config ? [this.config] : []);
     this.registerOutputs({ serviceName: this.serviceName });
   }

@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
-import { ComponentSpec, engineConfigMapName, WorkerOptions, WorkerRole } from '../core';
-import { childOptions, registerObject, typeToken } from './common';
+import { ComponentSpec, WorkerOptions, WorkerRole } from '../core';
+import { childOptions, typeToken } from './common';
 import { DynamoGraph } from './graph';
 
 export interface WorkerArgs extends WorkerOptions {
@@ -21,11 +21,7 @@ abstract class WorkerBase extends pulumi.ComponentResource {
     const component: ComponentSpec = { kind: 'worker', role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
     // validated before anything registers
     graph._checkComponent(component, args);
-    if (graph.options.backend._renderer.usesEngineConfigFile) {
-      const configMapName = engineConfigMapName(graph.name, this.serviceName);
-      const object = graph.rendered.then((r) => r.configMaps.find((c) => c.metadata.name === configMapName)!);
-      this.engineConfig = registerObject(`${name}-engine-config`, object, { apiVersion: 'v1', kind: 'ConfigMap' }, childOptions(this, opts));
-    }
+    this.engineConfig = graph._componentConfigMap(`${name}-engine-config`, component, childOptions(this, opts));
     graph._addComponent(component, this.engineConfig ? [this.engineConfig] : []);
     this.registerOutputs({ serviceName: this.serviceName });
   }

@@ -5,6 +5,7 @@
  * values), and the files mounted from ConfigMaps among the objects (the
  * TensorRT-LLM engine configs Dynamo reads).
  */
+import { versionOfImage } from '../../src/core';
 
 /** What a process is, by the module it runs; the conformance checker has one entry point per kind. */
 export type ProcessKind = 'frontend' | 'vllm' | 'sglang' | 'trtllm' | 'planner' | 'mocker' | 'dgdr-planner' | 'dgdr';
@@ -39,13 +40,6 @@ export interface Process {
 
 type Obj = Record<string, any>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const VERSION_TAG = /:(\d+\.\d+\.\d+(?:\.post\d+)?)(?:-[A-Za-z0-9.]+)?$/;
-
-/** The Dynamo release an image runs, from its tag (`vllm-runtime:0.9.0-cuda13` -> `0.9.0`). */
-export function versionOfImage(image: unknown): string | undefined {
-  return typeof image === 'string' ? VERSION_TAG.exec(image)?.[1] : undefined;
-}
 
 /** The services of a graph of either API version: name, pod spec, main container and service-level env. */
 function servicesOf(graph: Obj): { name: string; pod: Obj; container: Obj; env: unknown[] }[] {

@@ -111,12 +111,18 @@ describe.each(LINE_VERSIONS.flatMap((v) => (['vllm', 'sglang', 'trtllm'] as cons
   });
 });
 
-test.each(['0.9.0', '1.6.1'])('a rehearsal (Dynamo %s) gives the same objects through cdk8s and Pulumi', async (dynamoVersion) => {
+test.each([
+  ['0.9.0', 'vllm'],
+  ['1.6.1', 'vllm'],
+  // TensorRT-LLM mounts an engine config, which its mocker stand-in has none of
+  ['1.6.1', 'trtllm'],
+] as const)('a rehearsal (Dynamo %s, %s) gives the same objects through cdk8s and Pulumi', async (dynamoVersion, engine) => {
   const o = { dynamoVersion, model: 'Qwen/Qwen3-32B', rehearsal: true, frontend: { router: Router.kv() }, prefill: { replicas: 2 }, decode: {}, planner: { ttftMs: 300, itlMs: 30 } };
   const chart = new Chart(Testing.app(), 'c', { namespace: 'serving' });
-  new cdk8s.DisaggregatedDeployment(chart, 'llm', { ...o, backend: cdk8s.Backend.vllm() });
+  new cdk8s.DisaggregatedDeployment(chart, 'llm', { ...o, backend: cdk8s.Backend[engine]() });
   const objects = Testing.synth(chart);
-  new DisaggregatedDeployment('llm', { ...o, namespace: 'serving', backend: Backend.vllm() });
+  expect(objects.filter((x) => x.kind === 'ConfigMap').map((x) => x.metadata.name)).toEqual(dynamoVersion.startsWith('1.') ? ['llm-planner-config'] : []);
+  new DisaggregatedDeployment('llm', { ...o, namespace: 'serving', backend: Backend[engine]() });
   await recorder.settle();
   const pulumiObjects = recorder.kubeObjects().filter((x) => x.kind !== undefined);
   expect(pulumiObjects.map(key).sort()).toEqual(objects.map(key).sort());

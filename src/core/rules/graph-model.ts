@@ -1,7 +1,7 @@
 import { isPlainObject } from '../checks';
 import { EnvVar } from '../k8s';
 import { yaml } from '../util';
-import { DynamoRelease, DEFAULT_DYNAMO_VERSION, releaseOf, releaseOfImage } from '../versions';
+import { DynamoRelease, DEFAULT_DYNAMO_VERSION, releaseOf, releaseOfImage, releaseOfVersion } from '../versions';
 import { Launch, flagValue, parseLaunch } from './launch';
 
 /**
@@ -300,11 +300,6 @@ export function graphModel(
     release: graphRelease,
     releaseGiven: options.release !== undefined,
   };
-}
-
-/** The release of a `runtimeVersionOverride` (v1beta1 components whose image tag names no release). */
-function releaseOfVersion(version: unknown): DynamoRelease | undefined {
-  return typeof version === 'string' ? releaseOfImage(`image:${version}`) : undefined;
 }
 
 /** The release most of a graph's images name (the first such on a tie). */
