@@ -1,7 +1,9 @@
 import * as YAML from 'yaml';
-import { checkClaimManifest, checkGraphManifest, checkRequestManifest, DynamoRelease, Finding, indexObjects, manifestModel, manifestPath, RuleId, Severity } from '../core';
+import { checkGraphManifest, checkObjectManifest, checkRequestManifest, DynamoRelease, Finding, indexObjects, manifestModel, manifestPath, RuleId, Severity } from '../core';
 import { CrdValidator } from './crd-schema';
-import type { KubeClient } from './server';
+import { LintSource } from './sources';
+
+export { LintSource } from './sources';
 
 /**
  * `dynamo-constructs lint`: the library's rules over manifests written by
@@ -58,13 +60,7 @@ export interface LintResult {
   readonly warnings: number;
 }
 
-export interface LintSource {
-  /** How the file is named in findings. */
-  readonly file: string;
-  readonly text: string;
-}
-
-interface Doc {
+export interface Doc {
   readonly file: string;
   readonly document: number;
   readonly object: Record<string, unknown>;
@@ -120,7 +116,7 @@ function kubernetesModels(): ((obj: Record<string, unknown>) => string[] | undef
 }
 
 /** Splits sources into documents, reporting what is not YAML or not a Kubernetes object. */
-function parse(sources: readonly LintSource[], findings: LintFinding[]): Doc[] {
+export function parseDocuments(sources: readonly LintSource[], findings: LintFinding[]): Doc[] {
   const docs: Doc[] = [];
   for (const { file, text } of sources) {
     const lines = new YAML.LineCounter();
@@ -156,64 +152,11 @@ function parse(sources: readonly LintSource[], findings: LintFinding[]): Doc[] {
   return docs;
 }
 
-/**
- * The API server's verdict on every document (`lint --server`): each is sent as a server-side
- * apply with dry-run and strict field validation; a refusal is a `server-rejected` finding at
- * the fields the server names. Objects the server cannot judge yet (a namespace, or a kind, that
- * the same files create) are notes.
- */
-export async function serverFindings(sources: readonly LintSource[], client: KubeClient): Promise<{ findings: LintFinding[]; notes: LintNote[] }> {
-  const findings: LintFinding[] = [];
-  const notes: LintNote[] = [];
-  const docs = parse(sources, []);
-  const created = new Set(docs.map((d) => `${String(d.object.kind)}/${nameOf(d.object) ?? ''}`));
-  const crdKinds = new Set(
-    docs.filter((d) => d.object.kind === 'CustomResourceDefinition').map((d) => String((d.object.spec as { names?: { kind?: unknown } } | undefined)?.names?.kind)),
-  );
-  for (const d of docs) {
-    const kind = String(d.object.kind);
-    const name = nameOf(d.object);
-    const ref = `${kind}/${name ?? '(unnamed)'}`;
-    const r = await client.apply(d.object, { dryRun: true, fieldManager: 'dynamo-constructs-lint' });
-    if (r.status >= 200 && r.status < 300) continue;
-    const message = statusMessage(r);
-    const namespace = (d.object.metadata as { namespace?: unknown } | undefined)?.namespace;
-    if ((r.status === 404 && created.has(`Namespace/${String(namespace)}`)) || (r.status === 0 && crdKinds.has(kind))) {
-      notes.push({ file: d.file, document: d.document, message: `${ref}: not checked by the server: ${message} (the same files create it)` });
-      continue;
-    }
-    const causes = ((r.body?.details?.causes ?? []) as { field?: string; message?: string }[]).filter((c) => typeof c.message === 'string');
-    const at = (field?: string) => (field ? `${ref}.${field}` : ref);
-    if (causes.length === 0) findings.push({ file: d.file, document: d.document, kind, name, path: ref, severity: 'error', rule: 'server-rejected', message });
-    for (const c of causes) findings.push({ file: d.file, document: d.document, kind, name, path: at(c.field), severity: 'error', rule: 'server-rejected', message: c.message! });
-  }
-  return { findings, notes };
-}
-
-function statusMessage(r: { status: number; body: any }): string {
-  const b = r.body;
-  if (b && typeof b === 'object' && typeof b.message === 'string') return b.message;
-  return typeof b === 'string' && b !== '' ? b.trim() : `HTTP ${r.status}`;
-}
-
-/** Adds the server's findings to a lint result. */
-export function withServerFindings(result: LintResult, server: { findings: LintFinding[]; notes: LintNote[] }, strict?: boolean): LintResult {
-  const added = strict ? server.findings.map((f) => ({ ...f, severity: 'error' as const })) : server.findings;
-  const findings = [...result.findings, ...added];
-  return {
-    ...result,
-    findings,
-    notes: [...result.notes, ...server.notes],
-    errors: findings.filter((f) => f.severity === 'error').length,
-    warnings: findings.filter((f) => f.severity === 'warning').length,
-  };
-}
-
 /** Lints manifests. Every source is parsed first, so that references across files resolve. */
 export function lintSources(sources: readonly LintSource[], options: LintOptions): LintResult {
   const findings: LintFinding[] = [];
   const notes: LintNote[] = [];
-  const docs = parse(sources, findings);
+  const docs = parseDocuments(sources, findings);
   const objects = docs.map((d) => d.object);
   const index = indexObjects(objects);
   const validateKubernetes = options.validateKubernetes ?? kubernetesModels();
@@ -283,7 +226,7 @@ export function lintSources(sources: readonly LintSource[], options: LintOptions
         }
       }
     }
-    if (kind === 'PersistentVolumeClaim') addFindings(checkClaimManifest(d.object));
+    addFindings(checkObjectManifest(d.object));
   }
 
   const final = options.strict ? findings.map((f) => ({ ...f, severity: 'error' as const })) : findings;

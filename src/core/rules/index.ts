@@ -82,6 +82,16 @@ export function checkRequestManifest(request: Readonly<Record<string, unknown>>,
   return f.all;
 }
 
+/**
+ * Runs the rules for an object deployed next to the Dynamo objects (a claim that holds model
+ * weights, a ConfigMap, a Secret...): what lint checks in every other document.
+ */
+export function checkObjectManifest(object: Readonly<Record<string, unknown>>): Finding[] {
+  const f = new Findings();
+  if (object.kind === 'PersistentVolumeClaim') claimRules(object, f);
+  return f.all;
+}
+
 /** Runs the rules for a claim that holds model weights. */
 export function checkClaimManifest(claim: Readonly<Record<string, unknown>>): Finding[] {
   const f = new Findings();
