@@ -72,6 +72,11 @@ export function checkString(d: Diagnostics, path: string, value: unknown, requir
   return true;
 }
 
+/** The model a graph serves: a Hugging Face model id or a path in the container. */
+export function checkModel(d: Diagnostics, path: string, value: unknown): value is string {
+  return checkString(d, path, value, true);
+}
+
 export function checkBoolean(d: Diagnostics, path: string, value: unknown): value is boolean {
   if (value === undefined || typeof value === 'boolean') return true;
   d.error(path, `must be true or false, got ${show(value)}`, 'value-type');

@@ -139,7 +139,8 @@ export function readV1beta1(graph: Readonly<Record<string, unknown>>): Obj {
     const secrets = list(envFrom).map((e) => obj(e.secretRef).name).filter((n): n is string => typeof n === 'string');
     const type = typeof c.type === 'string' ? c.type : undefined;
     const shm = c.sharedMemorySize;
-    services[String(c.name)] = prune({
+    // defined, not assigned: a component named `__proto__` is a service like any other
+    Object.defineProperty(services, String(c.name), { enumerable: true, writable: true, configurable: true, value: prune({
       envFromSecret: secrets[0],
       componentType: type === 'prefill' || type === 'decode' ? 'worker' : type,
       subComponentType: type === 'prefill' || type === 'decode' ? type : undefined,
@@ -161,7 +162,7 @@ export function readV1beta1(graph: Readonly<Record<string, unknown>>): Obj {
           volumeMounts: mounts.filter((m) => !claimVolumes.has(String(m.name))),
         },
       },
-    });
+    }) });
   }
   return {
     apiVersion: graph.apiVersion,

@@ -1,5 +1,5 @@
 import { Backend, checkBackend, KvEventsMode, WorkerRole } from './backend';
-import { checkBoolean, checkDnsLabel, checkServiceName, checkKnownKeys, checkNameRef, checkNameRefs, checkOneOf, checkString, checkStringMap, isPlainObject, join, optionKeys } from './checks';
+import { checkBoolean, checkDnsLabel, checkModel, checkServiceName, checkKnownKeys, checkNameRef, checkNameRefs, checkOneOf, checkString, checkStringMap, isPlainObject, join, optionKeys } from './checks';
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, envMapToList, POD_INFO_FIELDS, PodInfoField } from './env';
 import { dedupe, Diagnostics, show, ValidationWarning } from './errors';
@@ -200,7 +200,7 @@ export function checkModelCacheRef(d: Diagnostics, path: string, cache: unknown)
 /** Checks graph-wide options. Returns the release when the version is supported. */
 export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions): DynamoRelease | undefined {
   checkKnownKeys(d, path, o, GRAPH_OPTION_KEYS);
-  checkString(d, join(path, 'model'), o.model, true);
+  checkModel(d, join(path, 'model'), o.model);
   const backendOk = checkBackend(d, join(path, 'backend'), o.backend);
   const version = dynamoVersionOf(o);
   const release = lookupRelease(d, join(path, 'dynamoVersion'), version);

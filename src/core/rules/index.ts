@@ -8,6 +8,7 @@ import { kvCacheRules } from './kv-cache';
 import { modelSizeRules } from './model-size';
 import { parallelismRules } from './parallelism';
 import { plannerRules } from './planner';
+import { podSecurityRules } from './pod-security';
 import { requestRules } from './request';
 import { routerRules } from './router';
 import { claimRules, storageRules } from './storage';
@@ -30,6 +31,7 @@ const GRAPH_RULES: readonly ((g: GraphModel, f: Findings) => void)[] = [
   routerRules,
   fabricRules,
   envRules,
+  podSecurityRules,
   plannerRules,
   storageRules,
   modelSizeRules,
