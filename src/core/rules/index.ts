@@ -53,11 +53,16 @@ export interface CheckOptions {
 /**
  * Runs every rule over a DynamoGraphDeployment. `objects` are the other
  * objects deployed with it (TensorRT-LLM engine ConfigMaps, claims), which
- * some rules follow references into.
+ * some rules follow references into: a list, or the `indexObjects` of one
+ * (a caller checking many graphs indexes once).
  */
-export function checkGraphManifest(graph: Readonly<Record<string, unknown>>, objects: readonly unknown[] = [], options: CheckOptions = {}): Finding[] {
+export function checkGraphManifest(
+  graph: Readonly<Record<string, unknown>>,
+  objects: readonly unknown[] | ReadonlyMap<string, Readonly<Record<string, unknown>>> = [],
+  options: CheckOptions = {},
+): Finding[] {
   const v1beta1 = graph.apiVersion === 'nvidia.com/v1beta1';
-  const model = manifestModel(graph, indexObjects(objects), options);
+  const model = manifestModel(graph, Array.isArray(objects) ? indexObjects(objects) : (objects as ReadonlyMap<string, Readonly<Record<string, unknown>>>), options);
   const f = new Findings();
   for (const rules of GRAPH_RULES) rules(model, f);
   if (!v1beta1) return f.all;
