@@ -4,6 +4,7 @@ import type { Fabric } from './fabric';
 import type { ImagePullPolicy } from './k8s';
 import type { ModelCacheMount } from './model-cache';
 import type { Router } from './router';
+import type { PodSecurity } from './service';
 import type { DynamoRelease } from './versions';
 
 /** Graph-wide settings every component renders with, after defaults are applied. */
@@ -31,4 +32,6 @@ export interface GraphContext {
   readonly planned: boolean;
   /** Workers run Dynamo's mocker in place of their engine (`rehearsal`). */
   readonly rehearsal: boolean;
+  /** The security context every pod gets (`podSecurity`). */
+  readonly podSecurity: PodSecurity;
 }

@@ -63,7 +63,8 @@ function mergeResources(...parts: (Record<string, string> | undefined)[]): Recor
 
 function component(name: string, s: DgdService, claims: ReadonlySet<string>, o: V1beta1Options): Obj {
   const pod = obj(s.extraPodSpec);
-  const { mainContainer, volumes, ...podRest } = pod;
+  // `containers` of the normalized pod are its other containers (sidecars), written after main
+  const { mainContainer, volumes, containers: sidecars, ...podRest } = pod;
   const main = obj(mainContainer);
   const { resources: mainResources, env: mainEnv, volumeMounts: mainMounts, ...mainRest } = main;
   const cacheMounts = (s.volumeMounts ?? []).filter((m) => claims.has(m.name));
@@ -88,7 +89,7 @@ function component(name: string, s: DgdService, claims: ReadonlySet<string>, o: 
     multinode: s.multinode,
     sharedMemorySize: s.sharedMemory?.disabled ? '0' : s.sharedMemory?.size,
     runtimeVersionOverride: runtimeVersionOverride(main.image, o.runtimeVersion),
-    podTemplate: { spec: { ...podRest, volumes: [...cacheVolumes, ...((volumes as Obj[] | undefined) ?? [])], containers: [container] } },
+    podTemplate: { spec: { ...podRest, volumes: [...cacheVolumes, ...((volumes as Obj[] | undefined) ?? [])], containers: [container, ...list(sidecars)] } },
   });
   // the marker is an empty object: its presence opts the component into a scaling adapter
   if (!s.scalingAdapter) return written;
@@ -126,6 +127,8 @@ export function readV1beta1(graph: Readonly<Record<string, unknown>>): Obj {
     const podSpec = obj(obj(c.podTemplate).spec);
     const { containers, volumes, ...podRest } = podSpec;
     const main = list(containers).find((x) => x.name === MAIN_CONTAINER) ?? {};
+    // kept, so that the rules see every container a pod runs
+    const sidecars = list(containers).filter((x) => x !== main);
     const { name: _name, env, envFrom, resources, volumeMounts, ...mainRest } = main;
     void _name;
     const claimVolumes = new Map(list(volumes).filter((v) => isPlainObject(v.persistentVolumeClaim)).map((v) => [String(v.name), String(obj(v.persistentVolumeClaim).claimName)]));
@@ -155,6 +158,7 @@ export function readV1beta1(graph: Readonly<Record<string, unknown>>): Obj {
       envs: Array.isArray(env) ? env : undefined,
       extraPodSpec: {
         ...podRest,
+        containers: sidecars,
         volumes: list(volumes).filter((v) => !claimVolumes.has(String(v.name))),
         mainContainer: {
           ...mainRest,

@@ -11,7 +11,7 @@ import { checkGraphPlanner, PlannerOptions, plannerConfigMapName, renderPlanner 
 import { checkGraphManifest, Finding, reportDraftFindings, reportFindings } from './rules';
 import { at } from './rules/graph-model';
 import { Router } from './router';
-import { DgdService } from './service';
+import { DEFAULT_POD_SECURITY, DgdService, POD_SECURITY_LEVELS, PodSecurity, secureService } from './service';
 import { prune } from './util';
 import { writeV1beta1 } from './dgd-v1beta1';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf, RELEASES, runtimeVersionOf } from './versions';
@@ -114,7 +114,19 @@ export interface GraphOptions {
    * @default false
    */
   readonly rehearsal?: boolean;
+  /**
+   * The security context of every pod. `'hardened'`: `allowPrivilegeEscalation: false`, every
+   * capability dropped (RDMA/EFA workers keep IPC_LOCK, which NIXL needs) and the `RuntimeDefault`
+   * seccomp profile; the pods run as their image's user (Dynamo's run as UID 1000). `'restricted'`
+   * adds `runAsNonRoot` with UID 1000, what Pod Security "restricted" requires (not with an
+   * RDMA/EFA fabric: it refuses IPC_LOCK). `'none'` writes no security context.
+   * @default 'hardened'
+   */
+  readonly podSecurity?: PodSecurity;
 }
+
+export { DEFAULT_POD_SECURITY, POD_SECURITY_LEVELS } from './service';
+export type { PodSecurity } from './service';
 
 /** Grove's update strategies for a changed graph. */
 export type UpdateStrategy = 'RollingRecreate' | 'Coherent' | 'OnDelete';
@@ -140,6 +152,7 @@ export const GRAPH_OPTION_KEYS = optionKeys<GraphOptions>()(
   'annotations',
   'updateStrategy',
   'rehearsal',
+  'podSecurity',
 );
 
 /** One service of a graph. `path` is where its options came from, for messages. */
@@ -227,10 +240,27 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
   checkStringMap(d, join(path, 'labels'), o.labels);
   checkStringMap(d, join(path, 'annotations'), o.annotations);
   checkBoolean(d, join(path, 'rehearsal'), o.rehearsal);
+  checkPodSecurity(d, path, o);
   if (checkOneOf(d, join(path, 'updateStrategy'), o.updateStrategy, UPDATE_STRATEGIES) && o.updateStrategy !== undefined && release && !release.updateStrategyAnnotation) {
     d.error(join(path, 'updateStrategy'), `is set, but Dynamo ${release.line}.x reads no update strategy (the annotation came with 1.6); leave it out`, 'option-conflict');
   }
   return release;
+}
+
+/**
+ * Checks `podSecurity`: one of the levels, and not `restricted` where a fabric gives the workers
+ * IPC_LOCK (Pod Security "restricted" admits no capability but NET_BIND_SERVICE).
+ */
+function checkPodSecurity(d: Diagnostics, path: string, o: GraphOptions): void {
+  if (!checkOneOf(d, join(path, 'podSecurity'), o.podSecurity, POD_SECURITY_LEVELS)) return;
+  const fabric = o.fabric instanceof Fabric ? o.fabric.kind : 'tcp';
+  if (o.podSecurity === 'restricted' && fabric !== 'tcp' && o.rehearsal !== true) {
+    d.error(
+      join(path, 'podSecurity'),
+      `is "restricted", but Fabric.${fabric}() adds IPC_LOCK to the workers (NIXL needs it to register memory with the NIC), which Pod Security "restricted" and "baseline" refuse; use "hardened" in a namespace that admits IPC_LOCK (Pod Security "privileged"), or Fabric.tcp()`,
+      'option-conflict',
+    );
+  }
 }
 
 /** Checks one component on its own (without the rest of the graph). */
@@ -327,6 +357,7 @@ function resolveContext(spec: GraphSpec, release: DynamoRelease): GraphContext {
     routerBlockSize: router.mode === 'kv' ? (router.options.blockSize ?? blockSizes[0]) : undefined,
     planned: spec.components.some((c) => c.kind === 'planner'),
     rehearsal: o.rehearsal === true,
+    podSecurity: o.podSecurity ?? DEFAULT_POD_SECURITY,
   };
 }
 
@@ -404,6 +435,8 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
       if (r.configMap) configMaps.push(r.configMap);
     }
   }
+  // every component, as rendered, in one place: what the rules and both API versions see
+  for (const name of Object.keys(services)) services[name] = secureService(services[name], ctx.podSecurity);
   const o = spec.options;
   // services are pruned as they render
   const graph: KubeObject = {

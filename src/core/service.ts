@@ -5,6 +5,7 @@ import { EnvMap, envMapToList, mergeEnv, PodInfoField, podInfoEnv } from './env'
 import { Diagnostics, show } from './errors';
 import { ComputeResources, EnvVar } from './k8s';
 import { modelCacheEnv } from './model-cache';
+import { prune } from './util';
 
 /**
  * One service of the library's normalized graph: the v1alpha1 `spec.services` entry (the
@@ -108,4 +109,67 @@ export function modelCacheVolumeMounts(ctx: GraphContext): { name: string; mount
 
 export function imagePullSecrets(ctx: GraphContext): { name: string }[] | undefined {
   return ctx.imagePullSecrets.length > 0 ? ctx.imagePullSecrets.map((name) => ({ name })) : undefined;
+}
+
+/**
+ * How much of the node a graph's pods give up (`podSecurity`):
+ * - `hardened`: no privilege escalation, every capability dropped (an RDMA/EFA worker keeps
+ *   IPC_LOCK), the runtime's default seccomp profile. The pods run as their image's user.
+ * - `restricted`: `hardened`, and the pods must run as a non-root user: UID 1000, the `dynamo`
+ *   user of Dynamo's images. What Pod Security "restricted" checks; it refuses IPC_LOCK.
+ * - `none`: no security context; the operator's defaults apply.
+ */
+export type PodSecurity = 'hardened' | 'restricted' | 'none';
+export const POD_SECURITY_LEVELS: readonly PodSecurity[] = ['hardened', 'restricted', 'none'];
+/** The level a graph renders with when none is chosen. */
+export const DEFAULT_POD_SECURITY: PodSecurity = 'hardened';
+
+/**
+ * The user Dynamo's images run as: `USER dynamo`, created with UID 1000 and group 0. The image
+ * names it rather than numbers it, so the kubelet cannot check `runAsNonRoot` against the image
+ * alone (it refuses to start the container): `restricted` gives the number with it.
+ */
+export const DYNAMO_IMAGE_UID = 1000;
+
+/**
+ * The operator's default pod `fsGroup` (its `DefaultSecurityContextFSGroup`), which makes a
+ * model cache claim writable by the images' user. The operator adds it only to a pod without a
+ * security context of its own, so a pod given one must carry it too.
+ */
+export const OPERATOR_FS_GROUP = 1000;
+
+/** The capabilities a container keeps: the ones it adds (IPC_LOCK for RDMA/EFA), every other one dropped. */
+function containerSecurityContext(own: unknown): Record<string, unknown> {
+  const { allowPrivilegeEscalation: _escalation, capabilities, ...rest } = isPlainObject(own) ? own : {};
+  void _escalation;
+  const add = isPlainObject(capabilities) ? capabilities.add : undefined;
+  return prune({ allowPrivilegeEscalation: false, capabilities: { add, drop: ['ALL'] }, ...rest });
+}
+
+/** `o` with `key` set: in place when present, else right after `after` (else last). */
+function withKey(o: Record<string, unknown>, key: string, value: unknown, after: string): Record<string, unknown> {
+  if (key in o || !(after in o)) return { ...o, [key]: value };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    out[k] = v;
+    if (k === after) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * A rendered service with the security context of `level`, applied to every component in one
+ * place after it renders. Pod-wide settings go on the pod (seccomp, the user, the operator's
+ * fsGroup), so that they also cover containers the operator adds; the rest on the main container.
+ */
+export function secureService(s: DgdService, level: PodSecurity): DgdService {
+  if (level === 'none') return s;
+  const { mainContainer, ...pod } = s.extraPodSpec ?? {};
+  const main = withKey(mainContainer ?? {}, 'securityContext', containerSecurityContext(mainContainer?.securityContext), 'imagePullPolicy');
+  const podSecurityContext = {
+    fsGroup: OPERATOR_FS_GROUP,
+    ...(level === 'restricted' ? { runAsNonRoot: true, runAsUser: DYNAMO_IMAGE_UID } : {}),
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+  return { ...s, extraPodSpec: { ...pod, securityContext: podSecurityContext, mainContainer: main } };
 }

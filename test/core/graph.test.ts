@@ -9,10 +9,10 @@ describe('fabric', () => {
     const r = renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.rdma(), prefill: { tensorParallelSize: 2 }, decode: { tensorParallelSize: 8 } });
     expect(container(r, 'VllmPrefillWorker').resources).toEqual({ limits: { 'rdma/hca_shared_devices': '2' }, requests: { 'rdma/hca_shared_devices': '2' } });
     expect(container(r, 'VllmDecodeWorker').resources.limits['rdma/hca_shared_devices']).toBe('8');
-    expect(container(r, 'VllmDecodeWorker').securityContext).toEqual({ capabilities: { add: ['IPC_LOCK'] } });
+    expect(container(r, 'VllmDecodeWorker').securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { add: ['IPC_LOCK'], drop: ['ALL'] } });
     expect(envOf(r, 'VllmDecodeWorker')).toMatchObject({ UCX_TLS: 'rc_x,rc,dc_x,dc,cuda_copy,cuda_ipc', UCX_RNDV_SCHEME: 'get_zcopy', UCX_RNDV_THRESH: '0' });
     const frontend = container(r, 'Frontend');
-    expect(frontend.securityContext).toBeUndefined();
+    expect(frontend.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
     expect(frontend.resources).toBeUndefined();
     expect(Object.keys(envOf(r, 'Frontend')).some((n) => n.startsWith('UCX_'))).toBe(false);
   });
@@ -27,7 +27,7 @@ describe('fabric', () => {
     });
     expect(container(r, 'VllmPrefillWorker').resources.limits).toEqual({ 'rdma/ib': '1' });
     // IPC_LOCK always comes with the device: NIXL cannot register memory without it
-    expect(container(r, 'VllmPrefillWorker').securityContext).toEqual({ capabilities: { add: ['IPC_LOCK'] } });
+    expect(container(r, 'VllmPrefillWorker').securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { add: ['IPC_LOCK'], drop: ['ALL'] } });
     expect(services(r).VllmPrefillWorker.envs.filter((e: any) => e.name.startsWith('UCX_'))).toEqual([
       { name: 'UCX_TLS', value: 'rc,cuda_copy' },
       { name: 'UCX_RNDV_SCHEME', value: 'get_zcopy' },
@@ -46,7 +46,7 @@ describe('fabric', () => {
 
   test('TCP adds nothing, and disaggregation over it is a warning', () => {
     const r = renderDisagg({ model: MODEL, backend: Backend.vllm(), fabric: Fabric.tcp(), prefill: {}, decode: {} });
-    expect(container(r, 'VllmPrefillWorker').securityContext).toBeUndefined();
+    expect(container(r, 'VllmPrefillWorker').securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
     expect(r.warnings.map((w) => w.rule)).toContain('disaggregated-tcp');
     expect(r.warnings.find((w) => w.rule === 'disaggregated-tcp')!.message).toMatch(/TTFT ~40x worse/);
     const unset = renderDisagg({ model: MODEL, backend: Backend.vllm(), prefill: {}, decode: {} });
@@ -218,7 +218,7 @@ describe('validation', () => {
   test('required options and unknown options are reported, never ignored', () => {
     const issues = issuesOf(() => renderDisagg({ backend: Backend.vllm(), prefill: { replica: 2 }, workers: {} } as any));
     expect(issues).toEqual([
-      'workers: is not a known option; known options are model, backend, dynamoVersion, servedModelName, image, imagePullPolicy, imagePullSecrets, hfTokenSecret, modelCache, fabric, env, trustRemoteCode, podInfoEnv, labels, annotations, updateStrategy, rehearsal',
+      'workers: is not a known option; known options are model, backend, dynamoVersion, servedModelName, image, imagePullPolicy, imagePullSecrets, hfTokenSecret, modelCache, fabric, env, trustRemoteCode, podInfoEnv, labels, annotations, updateStrategy, rehearsal, podSecurity',
       'model: is required: a non-empty string',
       'prefill.replica: is not a known option; known options are replicas, tensorParallelSize, pipelineParallelSize, gpus, nodeCount, maxNumSeqs, maxModelLen, kvCacheDtype, blockSize, sharedMemory, extraArgs, env, resources, serviceName, podInfoEnv, nodeSelector, tolerations, engineConfig',
       'decode: is required: the decode worker pool, e.g. { replicas: 1, tensorParallelSize: 1 }',

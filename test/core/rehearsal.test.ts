@@ -54,7 +54,7 @@ describe.each(Object.keys(RELEASES).flatMap((line) => Object.keys(BACKENDS).map(
       // no GPU, no RDMA or EFA device, no IPC_LOCK, no fabric environment
       expect(s.resources?.limits?.gpu).toBeUndefined();
       expect(c.resources).toBeUndefined();
-      expect(c.securityContext).toBeUndefined();
+      expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
       expect((s.envs ?? []).filter((e: { name: string }) => /^(UCX_|FI_|NIXL)/.test(e.name))).toEqual([]);
       expect(s.replicas).toBe(before[name].replicas);
       expect(s.scalingAdapter).toBe(before[name].scalingAdapter);

@@ -289,6 +289,39 @@ const CASES: Record<Exclude<RuleId, 'server-rejected'>, RuleCase> = {
         'holds a Hugging Face token in plain text: anyone who can read the manifest (or its Git history) has it. Revoke it, and reference a Secret instead: hfTokenSecret / envFromSecret for HF_TOKEN, or EnvValue.fromSecret(name, key) (secretKeyRef)',
     },
   },
+  'privileged-container': {
+    bad: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.mainContainer.securityContext.privileged = true))),
+    good: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.mainContainer.securityContext.privileged = false))),
+    expected: {
+      path: 'Frontend.extraPodSpec.mainContainer.securityContext.privileged',
+      message:
+        'is true, so the container is privileged: it gets every device and capability of the node, and root in it is root on the node. Nothing in a frontend needs it (an RDMA/EFA worker needs only its device request and IPC_LOCK); remove it',
+    },
+  },
+  'host-namespace': {
+    bad: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.hostPID = true))),
+    good: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.hostPID = false))),
+    expected: {
+      path: 'Frontend.extraPodSpec.hostPID',
+      message: "is true: the pod sees every process of the node and can signal or trace those of its user. Nothing Dynamo runs needs the node's processes; remove it",
+    },
+  },
+  'added-capability': {
+    bad: () => fromManifest(graphWith((_g, s) => s.VllmPrefillWorker.extraPodSpec.mainContainer.securityContext.capabilities.add.push('CAP_SYS_ADMIN'))),
+    good: () => fromManifest(graphWith((_g, s) => s.VllmPrefillWorker.extraPodSpec.mainContainer.securityContext.capabilities.add.push('NET_BIND_SERVICE'))),
+    expected: {
+      path: 'VllmPrefillWorker.extraPodSpec.mainContainer.securityContext.capabilities.add',
+      message: 'adds SYS_ADMIN: as good as root on the node. NIXL needs only IPC_LOCK, with an RDMA/EFA device; remove it',
+    },
+  },
+  'host-path-system': {
+    bad: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.volumes = [{ name: 'runtime', hostPath: { path: '/var/run/containerd/containerd.sock' } }]))),
+    good: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.volumes = [{ name: 'runtime', hostPath: { path: '/mnt/models' } }]))),
+    expected: {
+      path: 'Frontend.extraPodSpec.volumes[runtime].hostPath',
+      message: 'mounts the node\'s "/var/run/containerd/containerd.sock": a process in the pod that writes there, or talks to a runtime socket, controls the node. Remove the volume',
+    },
+  },
   'planner-budget': {
     bad: () => fromOptions(() => renderDisagg({ planner: { ttftMs: 200, itlMs: 20, maxGpuBudget: 2 } })),
     good: () => fromOptions(() => renderDisagg({ planner: { ttftMs: 200, itlMs: 20, maxGpuBudget: 4 } })),
@@ -384,6 +417,31 @@ const CASES: Record<Exclude<RuleId, 'server-rejected'>, RuleCase> = {
     expected: {
       path: 'fabric',
       message: 'requests rdma/hca_shared_devices, but an aggregated single-node worker transfers no KV cache: the device request and IPC_LOCK only reserve capacity. Use Fabric.tcp() (no device)',
+    },
+  },
+  'fabric-host-access': {
+    bad: () => fromManifest(graphWith((_g, s) => (s.VllmDecodeWorker.extraPodSpec.hostNetwork = true))),
+    good: () => fromManifest(baseGraph()),
+    expected: {
+      path: 'VllmDecodeWorker.extraPodSpec.hostNetwork',
+      message:
+        "is true: the pod runs in the node's network namespace: it listens on the node's addresses, reaches what is bound to the node's loopback and bypasses network policies. An RDMA/EFA worker reaches its NIC through its device request (Fabric.rdma(), Fabric.efa()); for RoCE, attach the RDMA NIC as a secondary network (SR-IOV, macvlan) instead",
+    },
+  },
+  'host-path': {
+    bad: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.volumes = [{ name: 'models', hostPath: { path: '/mnt/models' } }]))),
+    good: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.volumes = [{ name: 'models', emptyDir: {} }]))),
+    expected: {
+      path: 'Frontend.extraPodSpec.volumes[models].hostPath',
+      message: 'mounts the node\'s "/mnt/models": the pod reads and writes the node\'s files, outside any claim, and depends on the node it lands on. Use a PersistentVolumeClaim (ModelCache) or an emptyDir',
+    },
+  },
+  'privilege-escalation': {
+    bad: () => fromManifest(graphWith((_g, s) => (s.Frontend.extraPodSpec.mainContainer.securityContext.allowPrivilegeEscalation = true))),
+    good: () => fromManifest(baseGraph()),
+    expected: {
+      path: 'Frontend.extraPodSpec.mainContainer.securityContext.allowPrivilegeEscalation',
+      message: "is true: setuid binaries and file capabilities can raise a process's privileges. Dynamo's images run as a non-root user and need no escalation; set it to false (the library does)",
     },
   },
   'small-model-disaggregated': {

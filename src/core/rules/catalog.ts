@@ -50,6 +50,26 @@ export const RULES = {
   'fabric-mismatch': { severity: 'error', catches: 'prefill and decode workers on different fabrics (RDMA, EFA, TCP)', fix: 'give both the same fabric' },
   'duplicate-env': { severity: 'error', catches: 'one environment variable listed twice in the same list (the webhook refuses it)', fix: 'keep one entry' },
   'literal-secret': { severity: 'error', catches: 'a token written into the manifest (hf_..., nvapi-..., a literal HF_TOKEN)', fix: 'reference a Secret: hfTokenSecret / envFromSecret, or EnvValue.fromSecret (secretKeyRef)' },
+  'privileged-container': {
+    severity: 'error',
+    catches: 'a privileged container (securityContext.privileged, or the nvidia.com/enable-container-privileged annotation) in a pod without an RDMA/EFA fabric: every device and capability of the node',
+    fix: 'remove privileged; nothing Dynamo runs needs it',
+  },
+  'host-namespace': {
+    severity: 'error',
+    catches: "a pod that shares the node's processes (hostPID), or its network or IPC namespace (hostNetwork, hostIPC) without an RDMA/EFA fabric",
+    fix: "remove hostPID, hostNetwork and hostIPC; the operator's Services connect the pods",
+  },
+  'added-capability': {
+    severity: 'error',
+    catches: 'a capability added beyond IPC_LOCK and NET_BIND_SERVICE (SYS_ADMIN, SYS_PTRACE, NET_ADMIN, ALL...), or the nvidia.com/enable-container-ptrace annotation',
+    fix: 'remove it; NIXL needs only IPC_LOCK, with an RDMA/EFA device',
+  },
+  'host-path-system': {
+    severity: 'error',
+    catches: "a hostPath volume of the node's root, system directories, kubelet or container runtime state, or a socket (/, /etc, /proc, /var/run/docker.sock...): control of the node",
+    fix: 'remove the volume',
+  },
   'planner-budget': { severity: 'error', catches: "a planner GPU budget below what the graph needs at the planner's minimum or starts with", fix: 'raise maxGpuBudget (--max-gpu-budget), or start with fewer replicas' },
   'pvc-reference': { severity: 'error', catches: 'a volume mount naming a claim the graph does not list in spec.pvcs (v1alpha1)', fix: 'add the claim to spec.pvcs, or fix the mount name' },
   'image-unavailable': { severity: 'error', catches: 'a default image that does not exist for this release and CUDA variant', fix: 'pick another CUDA variant or release, or pass image' },
@@ -83,6 +103,21 @@ export const RULES = {
     fix: 'FI_EFA_ENABLE_SHM_TRANSFER=0 (Fabric.efa() default), or keep prefill and decode on different nodes',
   },
   'fabric-unused': { severity: 'warning', catches: 'an RDMA/EFA fabric on aggregated single-node workers, which transfer no KV cache', fix: 'Fabric.tcp(), or drop the device request' },
+  'fabric-host-access': {
+    severity: 'warning',
+    catches: "an RDMA/EFA worker that is privileged or shares the node's network or IPC namespace, as older RoCE examples and AIConfigurator's EFA manifests do",
+    fix: 'request the device with IPC_LOCK (Fabric.rdma(), Fabric.efa()) instead of privileged; for RoCE, attach the RDMA NIC as a secondary network (SR-IOV, macvlan) instead of hostNetwork',
+  },
+  'host-path': {
+    severity: 'warning',
+    catches: "a hostPath volume: the pod reads and writes the node's files, outside any claim",
+    fix: 'use a PersistentVolumeClaim (ModelCache) or an emptyDir',
+  },
+  'privilege-escalation': {
+    severity: 'warning',
+    catches: "allowPrivilegeEscalation: true: setuid binaries and file capabilities can raise a process's privileges",
+    fix: "set it to false, as the library does; Dynamo's images run as a non-root user and need no escalation",
+  },
   'small-model-disaggregated': { severity: 'warning', catches: 'a model under 10B parameters served disaggregated; guide 2 measures aggregated serving faster for it', fix: 'serve it with AggregatedDeployment' },
   'rwx-without-storage-class': { severity: 'warning', catches: 'a ReadWriteMany model cache claim without storageClassName, which stays Pending unless the default class supports RWX', fix: 'set storageClassName to an RWX class (NFS, CephFS, EFS...)' },
   'planner-replicas': { severity: 'warning', catches: 'replicas set on a worker pool the planner scales; every apply resets the planner', fix: 'leave replicas out' },
