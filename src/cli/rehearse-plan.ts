@@ -1,4 +1,5 @@
 import { DynamoRelease, flagValue, GraphModel, ServiceModel } from '../core';
+import { Dropped, FRONTEND_OWNED, isComponentName, manifestVariable, MOCKER_OWNED, passedFlags } from './rehearse-policy';
 
 /**
  * What `dynamo-constructs rehearse` starts for a graph: its frontend with the manifest's own
@@ -18,6 +19,8 @@ export interface RehearsalPlan {
   readonly workers: readonly PlannedProcess[];
   /** Services not started, and why. */
   readonly skipped: readonly string[];
+  /** What the manifest sets that the rehearsal leaves out (see rehearse-policy.ts). */
+  readonly dropped: readonly Dropped[];
   /** The SLA the graph is planned for (its planner's targets), when it has one. */
   readonly sla?: { readonly ttftMs: number; readonly itlMs: number };
 }
@@ -27,9 +30,15 @@ export interface PlanInputs {
   readonly httpPort: number;
   /** One port per prefill worker process, for the mocker's disaggregation rendezvous. */
   readonly bootstrapPorts: () => number;
+  /** The address every listener binds. @default '127.0.0.1' */
+  readonly host?: string;
   /** Where file discovery keeps its records. */
   readonly discoveryDir: string;
-  /** A local model directory that stands in for the model (tokenizer and config); undefined: the model's own. */
+  /**
+   * The local directory the model's tokenizer and config are read from. A worker whose model is a
+   * Hugging Face id keeps it (the directory is in a private hub cache under that id) except on 0.x,
+   * which reads ids from the hub only; a model given as a path in the container is replaced by it.
+   */
   readonly modelDir?: string;
   /** The URL of the NATS server, where the release needs one. */
   readonly natsUrl?: string;
@@ -40,70 +49,97 @@ export interface PlanInputs {
 /** A problem that makes a graph impossible to rehearse, said in a sentence. */
 export class RehearsalError extends Error {}
 
-/** Frontend flags the rehearsal sets itself. */
-const FRONTEND_OWNED = ['--http-port', '--http-host', '--store-kv', '--discovery-backend', '--request-plane', '--event-plane', '--namespace'];
-
 const ENGINE_BLOCK_SIZE: Record<string, { flags: string[]; default: number }> = {
   vllm: { flags: ['--block-size'], default: 16 },
   sglang: { flags: ['--page-size'], default: 16 },
   trtllm: { flags: ['--kv-block-size'], default: 32 },
 };
 
-/** The flags of a launch, back as a list (values after their flag). */
-function flagList(flags: ReadonlyMap<string, string | true>, drop: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const [flag, value] of flags) {
-    if (drop.includes(flag)) continue;
-    out.push(flag);
-    if (value !== true) out.push(value);
-  }
-  return out;
+/** A number of blocks, tokens or sequences as an engine flag gives it. */
+const COUNT = /^[1-9][0-9]{0,8}$/;
+/** A Hugging Face model id (`org/name` or `name`), which names a directory of the hub's cache. */
+const HUB_ID = /^(?!.*\.\.)(?!.*--)[A-Za-z0-9][A-Za-z0-9._-]{0,95}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$/;
+/** A served model name: printable, one line. */
+const SERVED_NAME = /^[^\x00-\x1f\x7f]{1,256}$/;
+
+/** Whether a model is a Hugging Face id (rather than a path in the container). */
+export function isHubId(model: string): boolean {
+  return HUB_ID.test(model);
 }
 
-/** Variables that point into the pod (its volumes, its ports, the cluster's etcd and NATS): not brought along. */
-const POD_ONLY = new Set(['HF_HOME', 'DYN_SYSTEM_PORT', 'DYN_HTTP_PORT', 'ETCD_ENDPOINTS', 'NATS_SERVER', 'DYN_DISCOVERY_BACKEND', 'DYN_STORE_KV', 'DYN_KV_STORE']);
-
-/** Literal environment of a service (values from Secrets or the downward API do not exist locally). */
-function literalEnv(s: ServiceModel): Record<string, string> {
+/**
+ * The literal environment of a service the rehearsal passes on; the rest goes to `dropped`
+ * (values from Secrets or the downward API do not exist outside the cluster).
+ */
+function manifestEnv(s: ServiceModel, dropped: Dropped[]): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, entry] of s.env) if (typeof entry.env.value === 'string' && !POD_ONLY.has(name)) env[name] = entry.env.value;
+  for (const [name, entry] of s.env) {
+    const value = entry.env.value;
+    if (typeof value !== 'string') {
+      dropped.push({ service: s.name, what: `env ${name}`, why: 'comes from a Secret, a ConfigMap or the pod, which a rehearsal does not have', inert: true });
+      continue;
+    }
+    const verdict = manifestVariable(name, value);
+    if (verdict.pass) env[name] = value;
+    else dropped.push({ service: s.name, what: `env ${name}`, why: verdict.why, inert: verdict.inert });
+  }
   return env;
 }
 
+/** An engine flag's count (block size, sequences, length) for the mocker, when it is a plain number. */
+function countFlag(s: ServiceModel, dropped: Dropped[], ...flags: string[]): string | undefined {
+  const found = flagValue(s.launch, ...flags);
+  if (found === undefined || found.value === true) return undefined;
+  if (COUNT.test(found.value)) return found.value;
+  dropped.push({ service: s.name, what: `flag ${found.name}`, why: 'its value is not a whole number' });
+  return undefined;
+}
+
 /** The mocker flags for an engine worker, from the engine's own command line. */
-function mockerArgs(s: ServiceModel, release: DynamoRelease, inputs: PlanInputs): string[] {
+function mockerArgs(s: ServiceModel, release: DynamoRelease, inputs: PlanInputs, dropped: Dropped[]): string[] {
   if (s.engine === 'mocker') {
-    // already a rehearsal manifest: its flags, with the model stood in for
-    return flagList(s.launch.flags, ['--model-path', '--store-kv', '--discovery-backend', '--bootstrap-ports', ...(inputs.modelDir ? ['--model-name'] : [])]).concat(modelFlags(s, release, inputs));
+    // already a rehearsal manifest: its own flags, those the rehearsal takes, with the model stood in for
+    const own = new Set([...MOCKER_OWNED, '--model-name']);
+    return passedFlags(s.name, s.launch.flags, 'mocker', own, dropped).concat(modelFlags(s, release, inputs, dropped));
   }
   const engine = s.engine!;
   // the block size the engine runs with, which the frontend's KV router announces
-  const flag = flagValue(s.launch, ...ENGINE_BLOCK_SIZE[engine].flags)?.value;
+  const flag = countFlag(s, dropped, ...ENGINE_BLOCK_SIZE[engine].flags);
   const fromConfig = (s.engineConfig?.kv_cache_config as { tokens_per_block?: unknown } | undefined)?.tokens_per_block;
-  const size = typeof flag === 'string' ? flag : typeof fromConfig === 'number' ? String(fromConfig) : undefined;
-  const maxSeqs = flagValue(s.launch, '--max-num-seqs', '--max-running-requests')?.value;
-  const maxLen = flagValue(s.launch, '--max-model-len', '--context-length')?.value;
+  const size = flag ?? (typeof fromConfig === 'number' && COUNT.test(String(fromConfig)) ? String(fromConfig) : undefined);
+  const maxSeqs = countFlag(s, dropped, '--max-num-seqs', '--max-running-requests');
+  const maxLen = countFlag(s, dropped, '--max-model-len', '--context-length');
   const m = release.mocker;
   return [
-    ...modelFlags(s, release, inputs),
+    ...modelFlags(s, release, inputs, dropped),
     ...(m.engineTypeFlag ? [m.engineTypeFlag, engine] : []),
     '--block-size',
-    String(size ?? ENGINE_BLOCK_SIZE[engine].default),
-    ...(typeof maxSeqs === 'string' ? ['--max-num-seqs', maxSeqs] : []),
-    ...(m.maxModelLen && typeof maxLen === 'string' ? ['--max-model-len', maxLen] : []),
+    size ?? String(ENGINE_BLOCK_SIZE[engine].default),
+    ...(maxSeqs !== undefined ? ['--max-num-seqs', maxSeqs] : []),
+    ...(m.maxModelLen && maxLen !== undefined ? ['--max-model-len', maxLen] : []),
     ...(s.role === 'prefill' || s.role === 'decode' ? m.roleFlags[s.role] : []),
   ];
 }
 
-/** `--model-path` (and `--model-name`) of a worker: the model's own, or the local stand-in. */
-function modelFlags(s: ServiceModel, release: DynamoRelease, inputs: PlanInputs): string[] {
+/**
+ * `--model-path` (and `--model-name`) of a worker. Its files come from the rehearsal's model
+ * directory: a Hugging Face id stays (1.x finds it in the private hub cache), a path in the
+ * container (which names nothing on this machine) becomes the directory, as on 0.x, which reads
+ * ids from the hub only (its frontend too, for any served name that looks like one).
+ */
+function modelFlags(s: ServiceModel, release: DynamoRelease, inputs: PlanInputs, dropped: Dropped[]): string[] {
   const model = flagValue(s.launch, '--model', '--model-path')?.value;
   if (typeof model !== 'string') throw new RehearsalError(`${s.name} runs no model (no --model or --model-path in its command line)`);
-  const served = flagValue(s.launch, '--served-model-name', '--model-name')?.value;
-  // 0.x reads a model id from the hub only (its frontend too, for any served name that looks like one),
-  // so the stand-in goes in by its path and is served under it
+  const servedFlag = flagValue(s.launch, '--served-model-name', '--model-name');
+  let served = typeof servedFlag?.value === 'string' ? servedFlag.value : undefined;
+  if (served !== undefined && !SERVED_NAME.test(served)) {
+    dropped.push({ service: s.name, what: `flag ${servedFlag!.name}`, why: 'its value is not one printable line' });
+    served = undefined;
+  }
   if (inputs.modelDir && release.line.startsWith('0.')) return ['--model-path', inputs.modelDir];
-  return ['--model-path', model, ...(typeof served === 'string' ? ['--model-name', served] : [])];
+  if (isHubId(model)) return ['--model-path', model, ...(served !== undefined ? ['--model-name', served] : [])];
+  if (!inputs.modelDir) throw new RehearsalError(`${s.name} runs the model at a path in its container (${JSON.stringify(model)}), which a rehearsal does not read; give its tokenizer and config with --tokenizer DIR`);
+  return ['--model-path', inputs.modelDir, '--model-name', served ?? (SERVED_NAME.test(model) ? model : 'model')];
 }
 
 /** The SLA of a graph's planner: 0.x flags, or the keys of its inline or mounted 1.x config. */
@@ -126,24 +162,32 @@ function plannerSla(g: GraphModel): RehearsalPlan['sla'] {
 
 export function planRehearsal(g: GraphModel, inputs: PlanInputs): RehearsalPlan {
   const release = inputs.release;
+  const host = inputs.host ?? '127.0.0.1';
+  for (const s of g.services) {
+    if (!isComponentName(s.name)) {
+      throw new RehearsalError(`a service is named ${JSON.stringify(s.name)}, which the DynamoGraphDeployment CRD does not allow (letters, digits and '-', at most 63 characters); a rehearsal names its processes and their logs after services`);
+    }
+  }
   const frontends = g.services.filter((s) => s.kind === 'frontend');
   if (frontends.length !== 1) throw new RehearsalError(`the graph has ${frontends.length} frontends; a rehearsal needs exactly one`);
   const workers = g.services.filter((s) => s.kind === 'worker');
   if (workers.length === 0) throw new RehearsalError('the graph has no worker to rehearse');
+  const dropped: Dropped[] = [];
   const base: Record<string, string> = {
     DYN_FILE_KV: inputs.discoveryDir,
-    // every listener on loopback
-    DYN_TCP_RPC_HOST: '127.0.0.1',
-    DYN_HTTP_RPC_HOST: '127.0.0.1',
-    DYN_EVENT_PLANE_HOST: '127.0.0.1',
-    DYN_SYSTEM_HOST: '127.0.0.1',
+    // every listener on the rehearsal's address, every release's variable for it
+    DYN_TCP_RPC_HOST: host,
+    DYN_HTTP_RPC_HOST: host,
+    DYN_EVENT_PLANE_HOST: host,
+    DYN_SYSTEM_HOST: host,
+    DYN_TCP_RESPONSE_STREAM_HOST: host,
     ...(inputs.natsUrl ? { NATS_SERVER: inputs.natsUrl } : {}),
   };
   const f = frontends[0];
   const frontend: PlannedProcess = {
     name: f.name,
-    args: [...flagList(f.launch.flags, FRONTEND_OWNED), '--http-host', '127.0.0.1', '--http-port', String(inputs.httpPort), ...release.localRun.fileDiscovery],
-    env: { ...literalEnv(f), ...base },
+    args: [...passedFlags(f.name, f.launch.flags, 'frontend', FRONTEND_OWNED, dropped), '--http-host', host, '--http-port', String(inputs.httpPort), ...release.localRun.fileDiscovery],
+    env: { ...manifestEnv(f, dropped), ...base },
   };
   const skipped = g.services.filter((s) => s.kind === 'planner' || s.kind === 'other').map((s) =>
     s.kind === 'planner' ? `${s.name}: the planner scales Kubernetes objects; a local rehearsal has none` : `${s.name}: runs ${s.launch.module ?? s.launch.program ?? 'nothing the rehearsal knows'}, not an engine`,
@@ -152,14 +196,18 @@ export function planRehearsal(g: GraphModel, inputs: PlanInputs): RehearsalPlan 
   const planned: PlannedProcess[] = [];
   for (const w of workers) {
     if (!w.engine) throw new RehearsalError(`${w.name} runs no engine the rehearsal knows (vLLM, SGLang, TensorRT-LLM or the mocker)`);
-    const replicas = typeof w.spec.replicas === 'number' ? w.spec.replicas : 1;
+    const replicas = typeof w.spec.replicas === 'number' && Number.isSafeInteger(w.spec.replicas) ? w.spec.replicas : 1;
     const count = Math.max(1, Math.min(replicas, max));
     if (replicas > max) skipped.push(`${w.name}: ${replicas - max} of its ${replicas} replicas (a rehearsal starts at most ${max} per pool)`);
-    const args = mockerArgs(w, release, inputs);
+    const args = mockerArgs(w, release, inputs, dropped);
+    const env = { ...manifestEnv(w, dropped), ...base };
     for (let i = 0; i < count; i++) {
       const bootstrap = w.role === 'prefill' ? ['--bootstrap-ports', String(inputs.bootstrapPorts())] : [];
-      planned.push({ name: count > 1 ? `${w.name}-${i}` : w.name, args: [...args, ...bootstrap, ...release.localRun.fileDiscovery], env: { ...literalEnv(w), ...base } });
+      planned.push({ name: count > 1 ? `${w.name}-${i}` : w.name, args: [...args, ...bootstrap, ...release.localRun.fileDiscovery], env });
     }
   }
-  return { frontend, workers: planned, skipped, sla: plannerSla(g) };
+  const names = [frontend, ...planned].map((p) => p.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new RehearsalError(`two of the rehearsal's processes would be named ${twice}; rename the service whose name ends in a replica number`);
+  return { frontend, workers: planned, skipped, dropped, sla: plannerSla(g) };
 }

@@ -1,12 +1,16 @@
-import { ChildProcess, spawn, spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import * as YAML from 'yaml';
 import { DynamoRelease, indexObjects, manifestModel, releaseOfVersion, RELEASES, versionOfImage } from '../core';
-import { planRehearsal, RehearsalError } from './rehearse-plan';
+import { LintFinding, parseDocuments } from './lint';
+import { isHubId, planRehearsal, RehearsalError } from './rehearse-plan';
+import { Dropped } from './rehearse-policy';
+import { isolationAvailable, Sandbox, SandboxError, Started } from './sandbox';
+import { LintSource } from './sources';
+import { printable } from './text';
 
 /**
  * `dynamo-constructs rehearse`: a synthesized graph run on this machine without GPUs. The
@@ -47,7 +51,26 @@ export interface RehearseOptions {
   readonly loadGenerator?: 'auto' | 'aiperf' | 'http';
   /** The aiperf executable. @default - `aiperf` on PATH */
   readonly aiperf?: string;
+  /** Refuse a manifest that sets what a rehearsal leaves out, and a run without the private namespaces. @default false */
+  readonly strict?: boolean;
+  /**
+   * Give the user's `HF_TOKEN` to the download of the model's tokenizer and config from the
+   * Hugging Face hub (gated models). The rehearsal's processes never get it: they run offline.
+   * @default false
+   */
+  readonly hfTokenFromEnv?: boolean;
+  /**
+   * Run on this machine's network instead of private namespaces (where user namespaces are not
+   * available): listeners Dynamo binds to every interface are then reachable from the network.
+   * @default false
+   */
+  readonly hostNetwork?: boolean;
+  /** Ends the rehearsal early (the command's Ctrl-C): the processes are stopped, the promise rejects with RehearsalInterrupted. */
+  readonly signal?: AbortSignal;
 }
+
+/** The rehearsal was stopped by its caller (`RehearseOptions.signal`). */
+export class RehearsalInterrupted extends Error {}
 
 export interface RehearseIo {
   readonly stdout: (text: string) => void;
@@ -59,8 +82,12 @@ export interface RehearsalResult {
   readonly model: string;
   readonly succeeded: number;
   readonly failed: number;
-  /** Process ids of everything started; none is running once `rehearse` returned. */
+  /** Process ids of everything started (in the rehearsal's PID namespace when isolated); none is running once `rehearse` returned. */
   readonly pids: readonly number[];
+  /** Whether the processes ran in private namespaces (loopback the only network). */
+  readonly isolated: boolean;
+  /** What the manifest set that the rehearsal left out. */
+  readonly dropped: readonly Dropped[];
   /** What sent the requests: `aiperf <version>` or `http`. */
   readonly loadGenerator: string;
 }
@@ -128,37 +155,6 @@ function ensureVenv(version: string, release: DynamoRelease, o: Pick<RehearseOpt
   return python;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function portInUse(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(true));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(false)));
-  });
-}
-
-function get(url: string, timeoutMs: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-  });
-}
-
 export interface Measured {
   readonly ok: boolean;
   readonly status: number;
@@ -166,55 +162,6 @@ export interface Measured {
   readonly ttftMs?: number;
   readonly itlMs?: number;
   readonly error?: string;
-}
-
-/** One streaming chat completion: time to the first content chunk, and the mean gap between the rest. */
-function chat(port: number, model: string, prompt: string, o: RehearseOptions): Promise<Measured> {
-  const body = JSON.stringify({ model, messages: [{ role: 'user', content: prompt }], max_tokens: o.maxTokens, stream: true });
-  const started = process.hrtime.bigint();
-  const ms = (t: bigint) => Number(t - started) / 1e6;
-  return new Promise((resolve) => {
-    const arrivals: number[] = [];
-    let status = 0;
-    let buffered = '';
-    let error: string | undefined;
-    const req = http.request(
-      { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }, timeout: o.requestTimeout * 1000 },
-      (res) => {
-        status = res.statusCode ?? 0;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffered += chunk;
-          let i: number;
-          while ((i = buffered.indexOf('\n\n')) >= 0) {
-            const event = buffered.slice(0, i);
-            buffered = buffered.slice(i + 2);
-            for (const line of event.split('\n')) {
-              if (!line.startsWith('data:')) continue;
-              const data = line.slice(5).trim();
-              if (data === '[DONE]') continue;
-              try {
-                const parsed = JSON.parse(data) as { choices?: { delta?: { content?: string | null } }[]; error?: { message?: string } };
-                if (parsed.error) error = parsed.error.message ?? JSON.stringify(parsed.error);
-                const content = parsed.choices?.[0]?.delta?.content;
-                if (typeof content === 'string' && content !== '') arrivals.push(ms(process.hrtime.bigint()));
-              } catch {
-                error = `not JSON: ${data.slice(0, 200)}`;
-              }
-            }
-          }
-        });
-        res.on('end', () => {
-          const ok = status === 200 && error === undefined && arrivals.length > 0;
-          const itl = arrivals.length > 1 ? (arrivals[arrivals.length - 1] - arrivals[0]) / (arrivals.length - 1) : undefined;
-          resolve({ ok, status, tokens: arrivals.length, ttftMs: arrivals[0], itlMs: itl, error: ok ? undefined : (error ?? (status === 200 ? 'no content' : buffered.slice(0, 300))) });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`no answer in ${o.requestTimeout} s`)));
-    req.on('error', (e) => resolve({ ok: false, status, tokens: arrivals.length, error: e.message }));
-    req.end(body);
-  });
 }
 
 const percentile = (values: number[], p: number) => {
@@ -264,16 +211,6 @@ export function aiperfRecords(jsonl: string, requests: number): Measured[] {
   return out;
 }
 
-/** Places a stand-in model directory in a Hugging Face cache under the model's own id (1.x reads it offline). */
-function standInCache(home: string, model: string, dir: string): void {
-  const revision = '0'.repeat(40);
-  const repo = path.join(home, 'hub', `models--${model.replace(/\//g, '--')}`);
-  fs.mkdirSync(path.join(repo, 'snapshots', revision), { recursive: true });
-  fs.mkdirSync(path.join(repo, 'refs'), { recursive: true });
-  for (const f of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, f), path.join(repo, 'snapshots', revision, f));
-  fs.writeFileSync(path.join(repo, 'refs', 'main'), revision);
-}
-
 /** How many files in a directory hold a complete JSON document (a card being written does not count). */
 function completeCards(dir: string): number {
   if (!fs.existsSync(dir)) return 0;
@@ -289,129 +226,388 @@ function completeCards(dir: string): number {
   return n;
 }
 
-export async function rehearse(sources: readonly { file: string; text: string }[], o: RehearseOptions, io: RehearseIo): Promise<RehearsalResult> {
+
+/** Where a rehearsal's processes are reached: a Unix socket forwarded into the sandbox, or a port on the host's loopback. */
+type Target = { readonly socketPath: string } | { readonly host: string; readonly port: number };
+
+function get(target: Target, urlPath: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ ...target, path: urlPath, timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        body += c;
+        if (body.length > 1_000_000) req.destroy(new Error('answer too large'));
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+/** One streaming chat completion: time to the first content chunk, and the mean gap between the rest. */
+function chat(target: Target, model: string, prompt: string, o: RehearseOptions, signal: AbortSignal): Promise<Measured> {
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: prompt }], max_tokens: o.maxTokens, stream: true });
+  const started = process.hrtime.bigint();
+  const ms = (t: bigint) => Number(t - started) / 1e6;
+  return new Promise((resolve) => {
+    const arrivals: number[] = [];
+    let status = 0;
+    let buffered = '';
+    let error: string | undefined;
+    const req = http.request(
+      { ...target, path: '/v1/chat/completions', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }, timeout: o.requestTimeout * 1000, signal },
+      (res) => {
+        status = res.statusCode ?? 0;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          if (buffered.length > 1_000_000) req.destroy(new Error('answer too large'));
+          let i: number;
+          while ((i = buffered.indexOf('\n\n')) >= 0) {
+            const event = buffered.slice(0, i);
+            buffered = buffered.slice(i + 2);
+            for (const line of event.split('\n')) {
+              if (!line.startsWith('data:')) continue;
+              const data = line.slice(5).trim();
+              if (data === '[DONE]') continue;
+              try {
+                const parsed = JSON.parse(data) as { choices?: { delta?: { content?: string | null } }[]; error?: { message?: string } };
+                if (parsed.error) error = parsed.error.message ?? JSON.stringify(parsed.error);
+                const content = parsed.choices?.[0]?.delta?.content;
+                if (typeof content === 'string' && content !== '') arrivals.push(ms(process.hrtime.bigint()));
+              } catch {
+                error = `not JSON: ${data.slice(0, 200)}`;
+              }
+            }
+          }
+        });
+        res.on('end', () => {
+          const ok = status === 200 && error === undefined && arrivals.length > 0;
+          const itl = arrivals.length > 1 ? (arrivals[arrivals.length - 1] - arrivals[0]) / (arrivals.length - 1) : undefined;
+          resolve({ ok, status, tokens: arrivals.length, ttftMs: arrivals[0], itlMs: itl, error: ok ? undefined : (error ?? (status === 200 ? 'no content' : buffered.slice(0, 300))) });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${o.requestTimeout} s`)));
+    req.on('error', (e) => resolve({ ok: false, status, tokens: arrivals.length, error: e.message }));
+    req.end(body);
+  });
+}
+
+/** A port on the host's loopback, held (listening) until the process that gets it is about to start. */
+class HeldPort {
+  public static take(host: string): Promise<HeldPort> {
+    return new Promise((resolve, reject) => {
+      const server = net.createServer();
+      server.on('error', reject);
+      server.listen({ port: 0, host, exclusive: true }, () => resolve(new HeldPort(server, (server.address() as net.AddressInfo).port)));
+    });
+  }
+
+  private constructor(private readonly server: net.Server | undefined, public readonly port: number) {}
+
+  /** Hands the port over: it is free for the next bind. */
+  public release(): Promise<void> {
+    return new Promise((resolve) => (this.server?.listening ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** Files a model directory holds that a rehearsal copies: regular files (or links to them) at its top level. */
+function copyModelFiles(from: string, to: string): string[] {
+  fs.mkdirSync(to, { recursive: true });
+  const skipped: string[] = [];
+  for (const entry of fs.readdirSync(from).sort()) {
+    const source = path.join(from, entry);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(source);
+    } catch (e) {
+      skipped.push(`${entry} (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+      continue;
+    }
+    if (!stat.isFile()) {
+      skipped.push(`${entry} (${stat.isDirectory() ? 'a directory' : 'not a regular file'})`);
+      continue;
+    }
+    fs.copyFileSync(source, path.join(to, entry));
+  }
+  return skipped;
+}
+
+/** Places a model directory in a Hugging Face cache under a model id (1.x reads it there offline). */
+function placeInHubCache(home: string, model: string, dir: string): void {
+  const revision = '0'.repeat(40);
+  const repo = path.join(home, 'hub', `models--${model.replace(/\//g, '--')}`);
+  const snapshot = path.join(repo, 'snapshots', revision);
+  fs.mkdirSync(snapshot, { recursive: true });
+  fs.mkdirSync(path.join(repo, 'refs'), { recursive: true });
+  for (const f of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, f), path.join(snapshot, f));
+  fs.writeFileSync(path.join(repo, 'refs', 'main'), revision);
+}
+
+/** The files a rehearsal needs of a model from the hub: tokenizer, configs and chat template, never weights. */
+const HUB_PATTERNS = ['*.json', '*.jinja', '*.model', '*.tiktoken', '*.txt'];
+
+/** A `KEY=value` of the user's own environment, when it is there. */
+function fromUser(names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    const v = process.env[n];
+    if (typeof v === 'string' && v !== '' && !/[\x00-\x1f]/.test(v)) out[n] = v;
+  }
+  return out;
+}
+
+/** What every process needs of the user's environment: locale and time zone. */
+const LOCALE = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'LC_NUMERIC', 'LC_TIME', 'TZ'];
+/** How the user reaches the Hugging Face hub: their proxies, certificates, hub mirror and cache. */
+const HUB_ACCESS = ['HF_ENDPOINT', 'HF_HOME', 'HF_HUB_CACHE', 'XDG_CACHE_HOME', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'];
+
+/**
+ * Downloads a model's tokenizer and config from the hub with the release's own `huggingface_hub`,
+ * as the user (their proxies, mirror and cache), with their token only when asked; returns the
+ * local directory. Nothing of the manifest but the model id (checked to be one) takes part.
+ */
+async function fetchFromHub(python: string, model: string, o: RehearseOptions, say: (line: string) => void): Promise<string> {
+  say(`fetching ${model}'s tokenizer and config from the Hugging Face hub${o.hfTokenFromEnv ? ' (with HF_TOKEN)' : ''}`);
+  const script = ['import sys', 'from huggingface_hub import snapshot_download', 'print(snapshot_download(repo_id=sys.argv[1], allow_patterns=sys.argv[2:]))'].join('\n');
+  const env: Record<string, string> = {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: os.homedir(),
+    HF_HUB_DISABLE_TELEMETRY: '1',
+    ...fromUser(LOCALE),
+    ...fromUser(HUB_ACCESS),
+    ...(o.hfTokenFromEnv ? fromUser(['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN']) : { HF_HUB_DISABLE_IMPLICIT_TOKEN: '1' }),
+  };
+  const r = await new Promise<{ status: number | null; stdout: string; stderr: string; error?: Error }>((resolve) => {
+    const child = spawn(python, ['-I', '-c', script, model, ...HUB_PATTERNS], { env, stdio: ['ignore', 'pipe', 'pipe'], signal: o.signal, timeout: 300_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout = (stdout + t).slice(-10_000)));
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr = (stderr + t).slice(-10_000)));
+    child.on('error', (error) => resolve({ status: null, stdout, stderr, error }));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+  if (o.signal?.aborted) throw new RehearsalInterrupted('interrupted');
+  const dir = r.stdout.trim().split('\n').pop() ?? '';
+  if (r.status === 0 && dir !== '' && fs.existsSync(path.join(dir, 'tokenizer.json'))) return dir;
+  const why = r.error ? r.error.message : printable(r.stderr.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? `exit ${r.status}`);
+  const gated = o.hfTokenFromEnv ? '' : '; for a gated model, --hf-token-from-env gives the download your HF_TOKEN';
+  throw new RehearsalError(
+    r.status === 0
+      ? `${model} on the Hugging Face hub has no tokenizer.json; give a model directory with --tokenizer DIR`
+      : `could not fetch ${model}'s tokenizer and config from the Hugging Face hub (${why}). Where the hub is out of reach, pass --tokenizer DIR (scripts/make-tiny-model.py DIR writes a stand-in)${gated}`,
+  );
+}
+
+/** The model directory a rehearsal reads: `--tokenizer DIR`, checked and copied. */
+function tokenizerDir(dir: string, into: string, say: (line: string) => void): void {
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    stat = undefined;
+  }
+  if (!stat?.isDirectory()) throw new RehearsalError(`--tokenizer ${printable(dir)}: not a directory`);
+  const tokenizer = path.join(dir, 'tokenizer.json');
+  if (!fs.existsSync(tokenizer) || !fs.statSync(tokenizer).isFile()) throw new RehearsalError(`--tokenizer ${printable(dir)}: no tokenizer.json there`);
+  const skipped = copyModelFiles(dir, into);
+  if (skipped.length > 0) say(`--tokenizer: not copied (only the directory's own files are read): ${skipped.map(printable).join(', ')}`);
+}
+
+/** The signal numbers of the signals a rehearsal is stopped with, for exit statuses (128 + n). */
+export const SIGNAL_NUMBERS: Readonly<Record<string, number>> = { SIGINT: 2, SIGTERM: 15 };
+
+function describeEnding(s: Started): string {
+  return s.ending?.signal ? `was killed by ${s.ending.signal}` : `exited (${s.ending?.code})`;
+}
+
+export async function rehearse(sources: readonly LintSource[], o: RehearseOptions, io: RehearseIo): Promise<RehearsalResult> {
   const say = (line: string) => io.stderr(`rehearse: ${line}\n`);
-  const docs = sources.flatMap((s) => YAML.parseAllDocuments(s.text).map((d) => d.toJS() as Record<string, any>)).filter((d) => d && typeof d === 'object');
+  const problems: LintFinding[] = [];
+  const docs = parseDocuments(sources, problems).map((d) => d.object as Record<string, any>);
+  if (problems.length > 0) {
+    throw new RehearsalError(`the files do not read as Kubernetes manifests:\n${problems.map((p) => `  ${printable(p.file)}: ${printable(p.path)}: ${printable(p.message)}`).join('\n')}`);
+  }
   const graphs = docs.filter((d) => d.kind === 'DynamoGraphDeployment' && (o.graph === undefined || d.metadata?.name === o.graph));
-  if (graphs.length === 0) throw new RehearsalError(o.graph ? `no DynamoGraphDeployment named ${o.graph} in the files` : 'no DynamoGraphDeployment in the files');
-  if (graphs.length > 1) throw new RehearsalError(`the files hold ${graphs.length} graphs (${graphs.map((g) => g.metadata?.name).join(', ')}); choose one with --graph`);
+  if (graphs.length === 0) throw new RehearsalError(o.graph ? `no DynamoGraphDeployment named ${printable(o.graph)} in the files` : 'no DynamoGraphDeployment in the files');
+  if (graphs.length > 1) throw new RehearsalError(`the files hold ${graphs.length} graphs (${graphs.map((g) => printable(String(g.metadata?.name))).join(', ')}); choose one with --graph`);
   const graph = graphs[0];
   const version = versionOf(graph, o.dynamoVersion);
   const release = knownRelease(version);
   const model = manifestModel(graph, indexObjects(docs), { release });
-  if (o.tokenizer && !fs.existsSync(path.join(o.tokenizer, 'tokenizer.json'))) throw new RehearsalError(`--tokenizer ${o.tokenizer}: no tokenizer.json there`);
 
+  // what the manifest sets that a rehearsal leaves out, said (or refused) before anything starts
+  const worker = model.services.find((s) => s.kind === 'worker');
+  const modelFlag = worker?.launch.flags.get('--model') ?? worker?.launch.flags.get('--model-path');
+  const modelId = typeof modelFlag === 'string' ? modelFlag : undefined;
+  const isolated = !o.hostNetwork;
+  const host = '127.0.0.1';
   const run = fs.mkdtempSync(path.join(os.tmpdir(), 'dynamo-rehearse-'));
-  const started: { name: string; process: ChildProcess; log: string }[] = [];
-  const stopAll = async () => {
-    for (const s of started) if (s.process.exitCode === null && s.process.signalCode === null) {
-      try {
-        process.kill(-s.process.pid!, 'SIGTERM');
-      } catch {
-        // gone already
-      }
-    }
-    const deadline = Date.now() + 10_000;
-    while (started.some((s) => s.process.exitCode === null && s.process.signalCode === null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    for (const s of started) if (s.process.exitCode === null && s.process.signalCode === null) {
-      try {
-        process.kill(-s.process.pid!, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }
+  const modelDir = path.join(run, 'model');
+  const held: HeldPort[] = [];
+  // isolated, the rehearsal has a network of its own: fixed ports, nothing else listens there
+  const port = async (fixed: number) => {
+    if (isolated) return { port: fixed, release: async () => undefined };
+    const h = await HeldPort.take(host);
+    held.push(h);
+    return { port: h.port, release: () => h.release() };
   };
-  const interrupted = () => {
-    void stopAll().then(() => process.exit(130));
+  let sandbox: Sandbox | undefined;
+  const internal = new AbortController();
+  let died: Started | undefined;
+  let stopping = false;
+  const check = () => {
+    if (o.signal?.aborted) throw new RehearsalInterrupted('interrupted');
+    if (died) throw new RehearsalError(`${died.name} ${describeEnding(died)} while the rehearsal ran; its last lines:\n${lastLines(died.name)}`);
   };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  const lastLines = (s: { log: string }) => (fs.existsSync(s.log) ? fs.readFileSync(s.log, 'utf8').trimEnd().split('\n').slice(-12).map((l) => `    ${l}`).join('\n') : '    (no output)');
+  const onAbort = () => internal.abort();
+  o.signal?.addEventListener('abort', onAbort);
+  const logOf = (name: string) => path.join(run, 'logs', `${name}.log`);
+  const lastLines = (name: string) => {
+    const log = logOf(name);
+    if (!fs.existsSync(log)) return '    (no output)';
+    const text = fs.readFileSync(log, 'utf8');
+    return printable(text.slice(-8000)).trimEnd().split('\n').slice(-12).map((l) => `    ${l}`).join('\n');
+  };
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   try {
-    const aiperf = findAiperf(o);
-    const python = ensureVenv(version, release, o, say);
-    const home = path.join(run, 'hf');
-    const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !['ETCD_ENDPOINTS', 'NATS_SERVER'].includes(e[0])));
-    const worker = model.services.find((s) => s.kind === 'worker');
-    const modelId = worker?.launch.flags.get('--model') ?? worker?.launch.flags.get('--model-path');
-    if (o.tokenizer) {
-      if (typeof modelId === 'string') standInCache(home, modelId, path.resolve(o.tokenizer));
-      if (aiperf) standInCache(home, STAND_IN_TOKENIZER, path.resolve(o.tokenizer));
-      Object.assign(env, { HF_HOME: home, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' });
-    }
-    let natsUrl: string | undefined;
-    const startProcess = (name: string, cmd: string, args: readonly string[], extraEnv: Record<string, string>) => {
-      const log = path.join(run, `${name}.log`);
-      const out = fs.openSync(log, 'w');
-      const p = spawn(cmd, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', out, out], detached: true, cwd: run });
-      fs.closeSync(out);
-      started.push({ name, process: p, log });
-      return p;
-    };
-    if (release.localRun.nats) {
-      const port = await freePort();
-      const bin = path.join(path.dirname(python), 'nats-server');
-      startProcess('nats', bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', path.join(run, 'nats')], {});
-      natsUrl = `nats://127.0.0.1:${port}`;
-      const deadline = Date.now() + 15_000;
-      while (!(await portInUse(port))) {
-        if (Date.now() > deadline) throw new RehearsalError(`nats-server did not listen in 15 s:\n${lastLines(started[started.length - 1])}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    const httpPort = await freePort();
-    const ports: number[] = [];
-    for (let i = 0; i < 16; i++) ports.push(await freePort());
+    const http = await port(8000);
+    const bootstrap: { port: number; release: () => Promise<void> }[] = [];
     const plan = planRehearsal(model, {
       release,
-      httpPort,
-      bootstrapPorts: () => ports.shift()!,
+      host,
+      httpPort: http.port,
+      bootstrapPorts: () => (isolated ? 7100 + bootstrap.length : 0),
       discoveryDir: path.join(run, 'discovery'),
-      modelDir: o.tokenizer ? path.resolve(o.tokenizer) : undefined,
-      natsUrl,
+      modelDir,
+      natsUrl: release.localRun.nats ? `nats://${host}:4222` : undefined,
     });
-    for (const s of plan.skipped) say(`not started: ${s}`);
-    say(`Dynamo ${version}: starting ${plan.workers.map((p) => p.name).join(', ')}, then ${plan.frontend.name} (on http://127.0.0.1:${httpPort})`);
-    const deadline = Date.now() + o.startTimeout * 1000;
-    const exitedEarly = () => {
-      const dead = started.find((s) => s.process.exitCode !== null);
-      if (dead) throw new RehearsalError(`${dead.name} exited (${dead.process.exitCode}) before the model was served; its last lines:\n${lastLines(dead)}`);
+    const refused = plan.dropped.filter((d) => !d.inert);
+    for (const d of refused) say(`left out: ${printable(d.service)} ${printable(d.what)}: ${d.why}`);
+    const unused = new Map<string, string[]>();
+    for (const d of plan.dropped.filter((x) => x.inert)) unused.set(d.service, [...(unused.get(d.service) ?? []), d.what.replace(/^(env|flag) /, '')]);
+    for (const [service, what] of unused) say(`not used by a mocker rehearsal (engine, fabric or pod settings): ${printable(service)}: ${what.map(printable).join(', ')}`);
+    if (o.strict && refused.length > 0) {
+      throw new RehearsalError(`--strict: the manifest sets ${refused.length} thing${refused.length === 1 ? '' : 's'} a rehearsal does not run (${refused.map((d) => `${printable(d.service)} ${printable(d.what)}`).join(', ')})`);
+    }
+    if (isolated) {
+      const available = isolationAvailable();
+      if (!available.ok) {
+        throw new RehearsalError(
+          `this machine does not let the rehearsal create its private namespaces (${printable(available.why)}); --host-network runs it on this machine's network instead, where listeners Dynamo binds to every interface are reachable from the network`,
+        );
+      }
+    } else if (o.strict) {
+      throw new RehearsalError('--strict: --host-network runs Dynamo listeners on every interface of this machine');
+    } else {
+      say('on the host network (--host-network): listeners Dynamo binds to every interface are reachable from this machine\'s network while the rehearsal runs');
+    }
+    for (const s of plan.skipped) say(`not started: ${printable(s)}`);
+
+    if (o.tokenizer) tokenizerDir(o.tokenizer, modelDir, say);
+    const aiperf = findAiperf(o);
+    const python = ensureVenv(version, release, o, say);
+    if (!o.tokenizer) {
+      if (modelId === undefined || !isHubId(modelId)) {
+        throw new RehearsalError(`the model ${modelId === undefined ? '(none)' : JSON.stringify(printable(modelId))} is not a Hugging Face id the rehearsal can fetch; give its tokenizer and config with --tokenizer DIR`);
+      }
+      copyModelFiles(await fetchFromHub(python, modelId, o, say), modelDir);
+    }
+    const home = path.join(run, 'hf');
+    if (modelId !== undefined && isHubId(modelId)) placeInHubCache(home, modelId, modelDir);
+    if (aiperf) placeInHubCache(home, STAND_IN_TOKENIZER, modelDir);
+    for (const d of ['logs', 'home', 'tmp', 'discovery']) fs.mkdirSync(path.join(run, d), { recursive: true });
+
+    // every process: the rehearsal's own environment, the user's locale, nothing else of the user's
+    const base: Record<string, string> = {
+      PATH: `${path.dirname(python)}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: path.join(run, 'home'),
+      TMPDIR: path.join(run, 'tmp'),
+      ...fromUser(LOCALE),
+      HF_HOME: home,
+      HF_HUB_OFFLINE: '1',
+      TRANSFORMERS_OFFLINE: '1',
+      HF_HUB_DISABLE_TELEMETRY: '1',
     };
+    sandbox = await Sandbox.start({ python, runDir: run, isolated, env: { PATH: base.PATH, ...fromUser(LOCALE) } });
+    const box = sandbox;
+    box.onEnd = (s) => {
+      if (!died && !stopping) {
+        died = s;
+        internal.abort();
+      }
+    };
+    const start = async (name: string, argv: readonly string[], env: Readonly<Record<string, string>>) => {
+      check();
+      return box.spawn(name, argv, { ...env, ...base }, run, logOf(name));
+    };
+    if (release.localRun.nats) {
+      const nats = await port(4222);
+      await nats.release();
+      await start('nats', [path.join(path.dirname(python), 'nats-server'), '-js', '-a', host, '-p', String(nats.port), '-sd', path.join(run, 'nats')], {});
+    }
+    say(`Dynamo ${version}: starting ${plan.workers.map((p) => p.name).join(', ')}, then ${plan.frontend.name}${isolated ? ' (in private namespaces: loopback is their only network)' : ` (on http://${host}:${http.port})`}`);
+    const deadline = Date.now() + o.startTimeout * 1000;
     // the workers first, until each has written its whole model card; then the frontend, which reads them
-    for (const w of plan.workers) startProcess(w.name, python, ['-m', 'dynamo.mocker', ...w.args], w.env);
+    for (const w of plan.workers) {
+      const args = [...w.args];
+      const b = args.indexOf('--bootstrap-ports');
+      if (b >= 0 && !isolated) {
+        const p = await port(0);
+        args[b + 1] = String(p.port);
+        await p.release();
+      }
+      await start(w.name, [python, '-I', '-m', 'dynamo.mocker', ...args], w.env);
+    }
     const cards = path.join(run, 'discovery', release.localRun.modelCards);
     while (completeCards(cards) < plan.workers.length) {
-      exitedEarly();
-      if (Date.now() > deadline) throw new RehearsalError(`${plan.workers.length - completeCards(cards)} of ${plan.workers.length} workers registered no model in ${o.startTimeout} s; the last lines of ${plan.workers[0].name}:\n${lastLines(started[started.length - plan.workers.length])}`);
-      await new Promise((r) => setTimeout(r, 200));
+      check();
+      if (Date.now() > deadline) throw new RehearsalError(`${plan.workers.length - completeCards(cards)} of ${plan.workers.length} workers registered no model in ${o.startTimeout} s; the last lines of ${plan.workers[0].name}:\n${lastLines(plan.workers[0].name)}`);
+      await pause(200);
     }
-    startProcess(plan.frontend.name, python, ['-m', 'dynamo.frontend', ...plan.frontend.args], plan.frontend.env);
+    await http.release();
+    await start(plan.frontend.name, [python, '-I', '-m', 'dynamo.frontend', ...plan.frontend.args], plan.frontend.env);
+    let target: Target = { host, port: http.port };
+    if (isolated) {
+      const socketPath = path.join(run, 'http.sock');
+      await box.forward(socketPath, http.port);
+      target = { socketPath };
+    }
 
-    // until the frontend lists the model (a process that exits first is the error)
+    // until the frontend lists the model
     let served: string | undefined;
     while (served === undefined) {
-      exitedEarly();
-      if (Date.now() > deadline) throw new RehearsalError(`the frontend listed no model in ${o.startTimeout} s; the frontend's last lines:\n${lastLines(started.find((s) => s.name === plan.frontend.name)!)}`);
-      const r = await get(`http://127.0.0.1:${httpPort}/v1/models`, 2000).catch(() => undefined);
-      if (r?.status === 200) served = (JSON.parse(r.body) as { data?: { id: string }[] }).data?.[0]?.id;
-      if (served === undefined) await new Promise((res) => setTimeout(res, 500));
+      check();
+      if (Date.now() > deadline) throw new RehearsalError(`the frontend listed no model in ${o.startTimeout} s; the frontend's last lines:\n${lastLines(plan.frontend.name)}`);
+      const r = await get(target, '/v1/models', 2000).catch(() => undefined);
+      if (r?.status === 200) {
+        try {
+          served = (JSON.parse(r.body) as { data?: { id?: unknown }[] }).data?.map((m) => m.id).find((id): id is string => typeof id === 'string');
+        } catch {
+          served = undefined;
+        }
+      }
+      if (served === undefined) await pause(500);
     }
     const generator = aiperf ? `AIPerf ${aiperf.version}` : 'plain HTTP';
-    say(`the frontend serves ${served}; ${o.requests} requests, ${o.concurrency} at a time, ${o.maxTokens} tokens each, sent by ${generator}`);
+    say(`the frontend serves ${printable(served)}; ${o.requests} requests, ${o.concurrency} at a time, ${o.maxTokens} tokens each, sent by ${generator}`);
 
     const sla = o.sla ?? plan.sla;
     const line = (i: number, r: Measured) =>
       io.stdout(
         r.ok
           ? `request ${i + 1}: ${r.status}, ${r.tokens} tokens, TTFT ${fmt(r.ttftMs)}, ITL ${fmt(r.itlMs)}\n`
-          : `request ${i + 1}: failed (${r.status || 'no answer'}): ${r.error}\n`,
+          : `request ${i + 1}: failed (${r.status || 'no answer'}): ${printable(r.error ?? '')}\n`,
       );
     let results: Measured[];
     if (aiperf) {
       const artifacts = path.join(run, 'aiperf');
-      const tokenizer = o.tokenizer ? STAND_IN_TOKENIZER : typeof modelId === 'string' ? modelId : served;
-      const p = startProcess('aiperf', aiperf.bin, [
-        'profile', '--model', served, '--url', `http://127.0.0.1:${httpPort}`, '--endpoint-type', 'chat', '--streaming',
+      const tokenizer = STAND_IN_TOKENIZER;
+      const p = await start('aiperf', [
+        aiperf.bin, 'profile', '--model', served, '--url', `http://${host}:${http.port}`, '--endpoint-type', 'chat', '--streaming',
         '--tokenizer', tokenizer, '--request-count', String(o.requests), '--concurrency', String(o.concurrency),
         '--isl', '64', '--osl', String(o.maxTokens), '--request-timeout-seconds', String(o.requestTimeout),
         // the mocker answers with random token ids: the server's counts are the true ones
@@ -420,14 +616,15 @@ export async function rehearse(sources: readonly { file: string; text: string }[
       // every round of requests may take the request timeout, and AIPerf a while to start
       const budget = Math.ceil(o.requests / o.concurrency) * o.requestTimeout + 120;
       const limit = Date.now() + budget * 1000;
-      while (p.exitCode === null && p.signalCode === null) {
-        const dead = started.find((s) => s.process !== p && s.process.exitCode !== null);
-        if (dead) throw new RehearsalError(`${dead.name} exited (${dead.process.exitCode}) while AIPerf sent the requests; its last lines:\n${lastLines(dead)}`);
-        if (Date.now() > limit) throw new RehearsalError(`AIPerf did not finish in ${budget} s; its last lines:\n${lastLines(started[started.length - 1])}`);
-        await new Promise((r) => setTimeout(r, 200));
+      while (p.ending === undefined) {
+        if (died && died !== p) check();
+        if (o.signal?.aborted) check();
+        if (Date.now() > limit) throw new RehearsalError(`AIPerf did not finish in ${budget} s; its last lines:\n${lastLines('aiperf')}`);
+        await pause(200);
       }
+      if (died === p) died = undefined;
       const records = path.join(artifacts, 'profile_export.jsonl');
-      if (!fs.existsSync(records)) throw new RehearsalError(`AIPerf exited (${p.exitCode}) without per-request records; its last lines:\n${lastLines(started[started.length - 1])}`);
+      if (!fs.existsSync(records)) throw new RehearsalError(`AIPerf ${describeEnding(p)} without per-request records; its last lines:\n${lastLines('aiperf')}`);
       results = aiperfRecords(fs.readFileSync(records, 'utf8'), o.requests);
       results.forEach((r, i) => line(i, r));
     } else {
@@ -436,32 +633,62 @@ export async function rehearse(sources: readonly { file: string; text: string }[
       const prompts = ['Summarize the plot of a heist movie in three sentences.', 'Explain KV cache reuse to a new engineer.', 'Write a haiku about GPUs.'];
       await Promise.all(
         Array.from({ length: Math.min(o.concurrency, o.requests) }, async () => {
-          while (next < o.requests) {
+          while (next < o.requests && !internal.signal.aborted) {
             const i = next++;
-            results[i] = await chat(httpPort, served!, `${prompts[i % prompts.length]} (request ${i + 1})`, o);
-            line(i, results[i]);
+            const r = await chat(target, served!, `${prompts[i % prompts.length]} (request ${i + 1})`, o, internal.signal);
+            // a request cut short by the end of the rehearsal is not a result
+            if (internal.signal.aborted) return;
+            results[i] = r;
+            line(i, r);
           }
         }),
       );
+      check();
     }
     const ok = results.filter((r) => r.ok);
-    const ttfts = ok.map((r) => r.ttftMs!).filter((v) => v !== undefined);
+    const ttfts = ok.map((r) => r.ttftMs).filter((v): v is number => v !== undefined);
     const itls = ok.map((r) => r.itlMs).filter((v): v is number => v !== undefined);
-    const target = (v: number | undefined) => (v === undefined ? '' : ` (SLA ${v} ms)`);
+    const target_ = (v: number | undefined) => (v === undefined ? '' : ` (SLA ${v} ms)`);
     io.stdout(`${ok.length}/${results.length} requests succeeded, ${results.length - ok.length} errors\n`);
-    if (ttfts.length > 0) io.stdout(`TTFT p50 ${fmt(percentile(ttfts, 50))}, p95 ${fmt(percentile(ttfts, 95))}${target(sla?.ttftMs)}\n`);
-    if (itls.length > 0) io.stdout(`ITL  p50 ${fmt(percentile(itls, 50))}, p95 ${fmt(percentile(itls, 95))}${target(sla?.itlMs)}\n`);
+    if (ttfts.length > 0) io.stdout(`TTFT p50 ${fmt(percentile(ttfts, 50))}, p95 ${fmt(percentile(ttfts, 95))}${target_(sla?.ttftMs)}\n`);
+    if (itls.length > 0) io.stdout(`ITL  p50 ${fmt(percentile(itls, 50))}, p95 ${fmt(percentile(itls, 95))}${target_(sla?.itlMs)}\n`);
     io.stdout('(the mocker simulates engine timing without GPUs: the latencies rehearse the path, not the hardware)\n');
-    return { model: served!, succeeded: ok.length, failed: results.length - ok.length, pids: started.map((s) => s.process.pid!), loadGenerator: aiperf ? `aiperf ${aiperf.version}` : 'http' };
+    return {
+      model: served,
+      succeeded: ok.length,
+      failed: results.length - ok.length,
+      pids: box.processes.map((s) => s.pid),
+      loadGenerator: aiperf ? `aiperf ${aiperf.version}` : 'http',
+      isolated,
+      dropped: plan.dropped,
+    };
+  } catch (e) {
+    if (e instanceof SandboxError) throw new RehearsalError(e.message);
+    throw e;
   } finally {
-    await stopAll();
-    process.removeListener('SIGINT', interrupted);
-    process.removeListener('SIGTERM', interrupted);
-    if (o.keepLogs) {
-      fs.mkdirSync(o.keepLogs, { recursive: true });
-      for (const s of started) if (fs.existsSync(s.log)) fs.copyFileSync(s.log, path.join(o.keepLogs, `${s.name}.log`));
-      if (fs.existsSync(path.join(run, 'aiperf'))) fs.cpSync(path.join(run, 'aiperf'), path.join(o.keepLogs, 'aiperf'), { recursive: true });
+    stopping = true;
+    o.signal?.removeEventListener('abort', onAbort);
+    for (const h of held) await h.release();
+    if (sandbox) {
+      await sandbox.stop(10);
+      if (o.keepLogs) keepLogs(run, o.keepLogs, sandbox.processes, say);
+      await sandbox.close();
     }
     fs.rmSync(run, { recursive: true, force: true });
+  }
+}
+
+/** Copies every process's log (and AIPerf's exports) to `--keep-logs DIR`; a copy that fails is said, not thrown. */
+function keepLogs(run: string, to: string, processes: readonly Started[], say: (line: string) => void): void {
+  try {
+    fs.mkdirSync(to, { recursive: true });
+    for (const s of processes) {
+      const log = path.join(run, 'logs', `${s.name}.log`);
+      if (fs.existsSync(log)) fs.copyFileSync(log, path.join(to, `${s.name}.log`));
+    }
+    const aiperf = path.join(run, 'aiperf');
+    if (fs.existsSync(aiperf)) fs.cpSync(aiperf, path.join(to, 'aiperf'), { recursive: true });
+  } catch (e) {
+    say(`--keep-logs ${printable(to)}: ${printable((e as Error).message)}`);
   }
 }

@@ -88,7 +88,7 @@ test('graphs it cannot rehearse, and bad command lines, are clear errors', () =>
     const status = run(['rehearse', ...argv], { stdout: () => undefined, stderr: (t) => (stderr += t), stdin: () => '' });
     return { status, stderr };
   };
-  expect(cli(['--requests', '0', 'x.yaml'])).toEqual({ status: 2, stderr: expect.stringMatching(/--requests must be a whole number >= 1, got "0"/) });
+  expect(cli(['--requests', '0', 'x.yaml'])).toEqual({ status: 2, stderr: expect.stringMatching(/--requests must be a whole number from 1 to 1000000, got "0"/) });
   expect(cli(['--sla-ttft-ms', '100', 'x.yaml']).stderr).toMatch(/--sla-ttft-ms and --sla-itl-ms go together/);
   expect(cli([]).stderr).toMatch(/no files given/);
 });

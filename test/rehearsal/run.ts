@@ -16,6 +16,7 @@ import { Backend, disaggregatedGraphSpec, renderGraph, Router } from '../../src'
 import { pythonOf, rehearsalPython, rehearse } from '../../src/cli/rehearse';
 import { RehearsalError } from '../../src/cli/rehearse-plan';
 import { toYaml } from '../support/manifests';
+import { hostileRehearsals } from '../security/rehearse-hostile';
 
 process.env.DYNAMO_CONSTRUCTS_QUIET ??= '1';
 const ROOT = resolve(__dirname, '..', '..');
@@ -43,15 +44,6 @@ function aiperfExecutable(say: (line: string) => void): string {
   }
   writeFileSync(stamp, AIPERF);
   return bin;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Dynamo processes on this machine (none may outlive a rehearsal). */
@@ -148,7 +140,8 @@ async function main(): Promise<number> {
       });
       const seconds = ((Date.now() - started) / 1000).toFixed(0);
       if (r.succeeded !== REQUESTS || r.failed !== 0) fail(`${c.example} on ${c.version}: ${r.succeeded}/${REQUESTS} requests succeeded`);
-      const left = r.pids.filter(alive);
+      // the pids are the rehearsal's own (its PID namespace): the process table says what is left
+      const left = dynamoProcesses();
       if (left.length > 0) fail(`${c.example} on ${c.version}: processes left running: ${left.join(', ')}`);
       if (c.load === 'aiperf') {
         // AIPerf's own summary must agree with what rehearse made of its per-request records
@@ -165,6 +158,8 @@ async function main(): Promise<number> {
     }
     summary.push(await workerThatExits(work, tokenizer, fail));
     summary.push(await interrupted(work, tokenizer, fail));
+    // manifests written to attack the command, and its cleanup on every way it can end
+    summary.push(...(await hostileRehearsals(work, tokenizer, fail)));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -1,0 +1,10 @@
+/**
+ * Text from manifests and the processes they configure, made safe to print: control characters
+ * (terminal escape sequences among them) are shown as escapes, never sent to the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code === 0x1b ? '\\e' : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
+}
