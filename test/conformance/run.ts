@@ -19,7 +19,7 @@ import { Dashboards, dashboardQueries, DEFAULT_DYNAMO_VERSION, ledgerFor, RELEAS
 import { metricNames } from '../support/promql';
 import { examples, matrix, Rendered, sample } from './matrix';
 import { Process, processesOf } from './processes';
-import { CACHE_DIR, ensureVenv } from './venv';
+import { ensureVenv, RUN_DIR } from './venv';
 
 const HERE = __dirname;
 // the examples' and the matrix's warnings are the unit tests' business
@@ -149,9 +149,9 @@ function check(
   cases: readonly Case[],
 ): { results: Record<string, Result>; standIns: Record<string, string>; metrics: MetricsResult; queried: Record<string, string[]> } {
   const python = ensureVenv(config.dynamo, config.python, config.install, log, config.installNoDeps);
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const casesFile = join(CACHE_DIR, `cases-${config.dynamo}.json`);
-  const resultsFile = join(CACHE_DIR, `results-${config.dynamo}.json`);
+  mkdirSync(RUN_DIR, { recursive: true });
+  const casesFile = join(RUN_DIR, `cases-${config.dynamo}.json`);
+  const resultsFile = join(RUN_DIR, `results-${config.dynamo}.json`);
   const release = { dynamo: config.dynamo, parsers: config.parsers, engines: engineTables(line), metrics: config.metrics };
   const queried = queriedMetrics(config.dynamo);
   writeFileSync(casesFile, JSON.stringify({ release, cases, metrics: queried }, null, 1));

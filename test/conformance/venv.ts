@@ -1,14 +1,18 @@
 /**
- * The cached virtualenv of one Dynamo release: created on first use under
- * `.cache/conformance/` (git-ignored), with pip's download cache beside it,
- * and reused while its install list is unchanged.
+ * The cached virtualenv of one Dynamo release: created on first use in the user's cache
+ * directory, outside any clone (`$DYNAMO_CONSTRUCTS_CACHE`, else
+ * `${XDG_CACHE_HOME:-~/.cache}/dynamo-constructs`, under `conformance/`), with pip's
+ * download cache beside it, and reused while its install list is unchanged: a new clone
+ * (a CI run) finds what the last run installed.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const CACHE_DIR = resolve(__dirname, '..', '..', '.cache', 'conformance');
+export const CACHE_DIR = join(process.env.DYNAMO_CONSTRUCTS_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dynamo-constructs'), 'conformance');
+/** What one run writes (its cases and results): the clone's own, never shared between clones. */
+export const RUN_DIR = resolve(__dirname, '..', '..', '.cache', 'conformance');
 const PIP_CACHE = join(CACHE_DIR, 'pip');
 
 /** What the checker itself needs next to Dynamo. */
