@@ -192,7 +192,10 @@ export class CrdValidator {
     // loaded on first use: only validation needs it
     const Ajv = require('ajv').default;
     const ajv = new Ajv({ allErrors: true, strict: false });
-    for (const f of ['int32', 'int64', 'date-time', 'byte', 'double', 'float']) ajv.addFormat(f, true);
+    // the integer formats bound numbers as the API server does when it decodes them (a replicas of 1e308 is refused)
+    ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
+    ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+    for (const f of ['date-time', 'byte', 'double', 'float']) ajv.addFormat(f, true);
     ajv.addKeyword({
       keyword: 'uniqueListMapKeys',
       type: 'array',

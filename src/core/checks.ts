@@ -14,14 +14,45 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function checkInteger(d: Diagnostics, path: string, value: unknown, min: number, what?: string): value is number {
+/**
+ * The largest 32-bit signed integer. Kubernetes stores replicas, node counts and most
+ * counts as int32 (the Dynamo CRDs say `format: int32`), a GPU or device request must fit
+ * the scheduler's counts, and the engines parse sizes and lengths into C ints; so every
+ * whole-number option stays at or below it unless a tighter bound is known.
+ */
+export const INT32_MAX = 2_147_483_647;
+
+/** How far a number option may go, beyond its lower bound. */
+export interface UpperBound {
+  /** The largest allowed value. @default INT32_MAX */
+  readonly max?: number;
+  /** Why the bound is there, for the message. @default - the int32 reason */
+  readonly why?: string;
+}
+
+const INT32_WHY = 'the largest 32-bit integer, the type Kubernetes and the engines read it into';
+const NUMBER_WHY = 'the largest 32-bit integer: no count, duration, rate or weight means anything beyond it';
+
+/**
+ * A whole number from `min` up to `INT32_MAX` (or `bound.max`). `what` words the lower
+ * bound in messages (`'a whole number of tokens > 0'`).
+ */
+export function checkInteger(d: Diagnostics, path: string, value: unknown, min: number, what?: string, bound: UpperBound = {}): value is number {
   if (value === undefined) return true;
+  const allowed = what ?? (min === 0 ? 'a whole number >= 0' : min === 1 ? 'a positive integer' : `an integer >= ${min}`);
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    const allowed = what ?? (min === 0 ? 'a whole number >= 0' : min === 1 ? 'a positive integer' : `an integer >= ${min}`);
     d.error(path, `must be ${allowed}, got ${show(value)}`, 'value-range');
     return false;
   }
-  return true;
+  return checkUpperBound(d, path, value, allowed, bound);
+}
+
+function checkUpperBound(d: Diagnostics, path: string, value: number, allowed: string, bound: UpperBound, defaultWhy = INT32_WHY): boolean {
+  const max = bound.max ?? INT32_MAX;
+  if (value <= max) return true;
+  const why = bound.why ?? (bound.max === undefined ? defaultWhy : undefined);
+  d.error(path, `must be ${allowed} no larger than ${max}${why ? ` (${why})` : ''}, got ${show(value)}`, 'value-range');
+  return false;
 }
 
 /** A TCP port number. */
@@ -34,6 +65,11 @@ export function checkPort(d: Diagnostics, path: string, value: unknown): value i
   return true;
 }
 
+/**
+ * A finite number in `range`. Without a `max`, the number stays at or below `INT32_MAX`
+ * like every count: no latency, weight, rate or duration option means anything beyond it,
+ * and a larger one (`1e308`) overflows what the engines compute from it.
+ */
 export function checkNumber(
   d: Diagnostics,
   path: string,
@@ -48,8 +84,13 @@ export function checkNumber(
     (range.max === undefined || value <= range.max);
   if (!ok) {
     d.error(path, `must be ${describeRange(range)}, got ${show(value)}`, 'value-range');
+    return false;
   }
-  return ok;
+  if (range.min === undefined && value < -INT32_MAX) {
+    d.error(path, `must be ${describeRange(range)} no smaller than ${-INT32_MAX}, got ${show(value)}`, 'value-range');
+    return false;
+  }
+  return range.max !== undefined || checkUpperBound(d, path, value, describeRange(range), {}, NUMBER_WHY);
 }
 
 function describeRange(range: { min?: number; max?: number; exclusiveMin?: boolean }): string {
@@ -57,6 +98,32 @@ function describeRange(range: { min?: number; max?: number; exclusiveMin?: boole
   if (range.min !== undefined) return range.exclusiveMin ? `a number > ${range.min}` : `a number >= ${range.min}`;
   if (range.max !== undefined) return `a number <= ${range.max}`;
   return 'a finite number';
+}
+
+/**
+ * Plain data that reaches a manifest as the user wrote it (an engine config, chart values,
+ * a JobSpec fragment): every number in it must be finite, since YAML would carry NaN and
+ * Infinity on as `.nan` and `.inf`, which Kubernetes, Helm and the engines' JSON refuse or
+ * misread. Reports each one at its key path; a value that contains itself is reported too.
+ */
+export function checkFiniteNumbers(d: Diagnostics, path: string, value: unknown): void {
+  const ancestors = new Set<object>();
+  const walk = (v: unknown, at: string): void => {
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) d.error(at, `must be a finite number, got ${show(v)}: YAML would carry it on as ${Number.isNaN(v) ? '.nan' : v > 0 ? '.inf' : '-.inf'}`, 'value-range');
+      return;
+    }
+    if (typeof v !== 'object' || v === null) return;
+    if (ancestors.has(v)) {
+      d.error(at, 'contains itself; give plain data (objects, lists, strings, numbers, booleans)', 'value-type');
+      return;
+    }
+    ancestors.add(v);
+    if (Array.isArray(v)) v.forEach((item, i) => walk(item, join(at, i)));
+    else for (const key of Object.keys(v)) walk((v as Record<string, unknown>)[key], join(at, key));
+    ancestors.delete(v);
+  };
+  walk(value, path);
 }
 
 export function checkString(d: Diagnostics, path: string, value: unknown, required = false): value is string {
@@ -72,9 +139,80 @@ export function checkString(d: Diagnostics, path: string, value: unknown, requir
   return true;
 }
 
-/** The model a graph serves: a Hugging Face model id or a path in the container. */
-export function checkModel(d: Diagnostics, path: string, value: unknown): value is string {
-  return checkString(d, path, value, true);
+/**
+ * Control characters (C0, DEL, C1) and invisible formatting ones (bidirectional overrides,
+ * zero-width spaces), and the line and paragraph separators: what makes text read
+ * differently in a terminal or an editor than it is.
+ */
+const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+/** A URL scheme at the start (`https://`, `s3://`, `hf://`). */
+const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+/**
+ * One part of a Hugging Face repository id, as the hub accepts it (huggingface_hub's
+ * `validate_repo_id`): letters, digits, '-', '_' and '.', starting and ending with a letter,
+ * digit or '_', without '--' or '..'.
+ */
+const HF_PART = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$/;
+/** The hub's limit on a repository name. */
+const HF_NAME_MAX = 96;
+/** Linux's PATH_MAX. */
+const PATH_MAX = 4096;
+const HF_ID_RULE = `a Hugging Face model id ("org/name": letters, digits, '-', '_' and '.', not starting or ending with '-' or '.', without '--' or '..', the name at most ${HF_NAME_MAX} characters)`;
+const PATH_RULE = 'a path in the container (absolute such as "/models/llama", or relative such as "./models/llama", without \'..\' segments)';
+
+/** The value with the userinfo of a URL (`user:password@`) masked, for messages. */
+function maskUserinfo(value: string): string {
+  return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#@]*@/, '$1***@');
+}
+
+function hfIdProblem(value: string): boolean {
+  const parts = value.split('/');
+  if (parts.length > 2 || value.includes('--') || value.includes('..') || value.endsWith('.git')) return true;
+  return parts.some((p) => !HF_PART.test(p)) || parts[parts.length - 1].length > HF_NAME_MAX;
+}
+
+/**
+ * The model a graph serves: a Hugging Face model id (`org/name`) or, unless `idOnly`, a
+ * path in the container (absolute, or relative without '..' segments). It lands on the
+ * engines' command lines and in the profiler's downloads, so it carries no whitespace, no
+ * control characters, no URL (and so no credentials), and does not start with '-'.
+ */
+export function checkModel(d: Diagnostics, path: string, value: unknown, o: { readonly required?: boolean; readonly idOnly?: boolean } = {}): value is string {
+  if (!checkString(d, path, value, o.required ?? true) || value === undefined) return value === undefined && o.required === false;
+  const allowed = o.idOnly ? HF_ID_RULE : `${HF_ID_RULE} or ${PATH_RULE}`;
+  const fail = (why: string, shown = value) => {
+    d.error(path, `${why}; it must be ${allowed}, got ${show(shown)}`, 'value-format');
+    return false;
+  };
+  if (CONTROL.test(value) || /\s/.test(value)) return fail('holds whitespace or control characters');
+  if (URL_SCHEME.test(value)) return fail('is a URL (which may carry credentials); put the weights in a model cache and give their path', maskUserinfo(value));
+  // `host:path` and `user:password@host:path` (scp's form) are no models either
+  if (!value.startsWith('/') && !value.startsWith('./') && value.split('/')[0].includes(':')) return fail("names a host or a scheme before ':'", maskUserinfo(value));
+  if (value.startsWith('-')) return fail("starts with '-', which the engine would read as a flag");
+  if (value.split('/').includes('..')) return fail("has a '..' segment, which climbs out of the directory it names");
+  if (value.length > PATH_MAX) return fail(`is ${value.length} characters long`, `${value.slice(0, 64)}...`);
+  // two or more slashes, a leading '/' or './': a path; otherwise it names a repository on the hub
+  const isPath = value.startsWith('/') || value.startsWith('./') || value.split('/').length > 2;
+  if (isPath && o.idOnly) return fail('is a path');
+  if (!isPath && hfIdProblem(value)) return fail('is not a Hugging Face model id');
+  return true;
+}
+
+/**
+ * The model name clients send (`--served-model-name`): any non-empty text, without control
+ * characters, not starting with '-' (the engine would read it as a flag).
+ */
+export function checkServedModelName(d: Diagnostics, path: string, value: unknown): value is string {
+  if (!checkString(d, path, value) || value === undefined) return value === undefined;
+  if (CONTROL.test(value)) {
+    d.error(path, `holds control characters; it must be a name clients can send, got ${show(value)}`, 'value-format');
+    return false;
+  }
+  if (value.startsWith('-')) {
+    d.error(path, `starts with '-', which the engine would read as a flag, got ${show(value)}`, 'value-format');
+    return false;
+  }
+  return true;
 }
 
 export function checkBoolean(d: Diagnostics, path: string, value: unknown): value is boolean {

@@ -83,9 +83,14 @@ export function dedupe<T extends ValidationIssue>(items: readonly T[]): T[] {
 }
 
 /** Renders a user-supplied value for an error message. */
+/** What JSON leaves as it is but a terminal acts on: C1 controls and bidirectional overrides, as \u escapes. */
+function escapeInvisible(json: string): string {
+  return json.replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function show(value: unknown): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return escapeInvisible(JSON.stringify(value));
   if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : String(value);
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'symbol') return value.toString();
@@ -94,7 +99,7 @@ export function show(value: unknown): string {
     const json = JSON.stringify(value, (_key, v: unknown) =>
       typeof v === 'bigint' ? `${v}n` : typeof v === 'symbol' ? v.toString() : typeof v === 'function' ? 'a function' : v,
     );
-    return json ?? 'a value JSON cannot show';
+    return json === undefined ? 'a value JSON cannot show' : escapeInvisible(json);
   } catch {
     return 'an object that refers to itself';
   }

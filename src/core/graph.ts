@@ -1,5 +1,5 @@
 import { Backend, checkBackend, KvEventsMode, WorkerRole } from './backend';
-import { checkBoolean, checkDnsLabel, checkModel, checkServiceName, checkKnownKeys, checkNameRef, checkNameRefs, checkOneOf, checkString, checkStringMap, isPlainObject, join, optionKeys } from './checks';
+import { checkBoolean, checkDnsLabel, checkModel, checkServedModelName, checkServiceName, checkKnownKeys, checkNameRef, checkNameRefs, checkOneOf, checkString, checkStringMap, isPlainObject, join, optionKeys } from './checks';
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, envMapToList, POD_INFO_FIELDS, PodInfoField } from './env';
 import { dedupe, Diagnostics, show, ValidationWarning } from './errors';
@@ -218,7 +218,7 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
   const version = dynamoVersionOf(o);
   const release = lookupRelease(d, join(path, 'dynamoVersion'), version);
   if (backendOk) o.backend._validate(d, join(path, 'backend'), release, version);
-  checkString(d, join(path, 'servedModelName'), o.servedModelName);
+  checkServedModelName(d, join(path, 'servedModelName'), o.servedModelName);
   checkString(d, join(path, 'image'), o.image);
   if (o.image !== undefined && backendOk && o.backend.options.image !== undefined) {
     d.error(join(path, 'image'), `is set, and so is backend's image ${show(o.backend.options.image)}; set only one`, 'option-conflict');

@@ -53,8 +53,12 @@ export interface ModelCacheMount {
 
 function checkMountPath(d: Diagnostics, path: string, value: unknown): void {
   if (value === undefined) return;
-  if (checkString(d, path, value) && !value.startsWith('/')) {
+  if (!checkString(d, path, value)) return;
+  if (!value.startsWith('/')) {
     d.error(path, `must be an absolute path, got ${show(value)}`, 'value-format');
+  } else if (value.split('/').includes('..') || /[\p{Cc}\p{Cf}]/u.test(value)) {
+    // the runtime resolves '..': "/opt/models/../../etc" would mount the cache over /etc
+    d.error(path, `must be an absolute path without '..' segments or control characters, got ${show(value)}`, 'value-format');
   }
 }
 

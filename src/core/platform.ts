@@ -1,6 +1,7 @@
 import {
   checkBoolean,
   checkDnsLabel,
+  checkFiniteNumbers,
   checkInteger,
   checkKnownKeys,
   checkNameRefs,
@@ -265,6 +266,7 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
     checkString(d, 'ingress.hostSuffix', ingress.hostSuffix);
   }
   checkHelmValues(d, 'values', o.values);
+  checkFiniteNumbers(d, 'values', o.values);
   checkHelmInstall(d, 'install', o.install);
   return release;
 }

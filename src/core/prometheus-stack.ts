@@ -1,4 +1,5 @@
-import { checkBoolean, checkDnsLabel, checkKnownKeys, checkString, isPlainObject, optionKeys } from './checks';
+import { checkBoolean, checkDnsLabel, checkFiniteNumbers, checkKnownKeys, checkPort, checkString, isPlainObject, optionKeys } from './checks';
+import { at } from './rules/graph-model';
 import { Diagnostics, show } from './errors';
 import { checkHelmInstall, checkHelmValues, HelmInstall, HelmReleaseSpec, mergeValues } from './helm';
 import { IPrometheusEndpoint } from './planner';
@@ -103,6 +104,13 @@ export function checkPrometheusStack(d: Diagnostics, o: PrometheusStackOptions):
   }
   checkString(d, 'chartVersion', o.chartVersion);
   checkHelmValues(d, 'values', o.values);
+  checkFiniteNumbers(d, 'values', o.values);
+  // the query endpoint the planner is pointed at is built from these: a host name and a port
+  checkPort(d, 'values.prometheus.service.port', at(o.values, 'prometheus.service.port'));
+  for (const key of ['fullnameOverride', 'nameOverride']) {
+    const v = at(o.values, key);
+    if (v !== '') checkDnsLabel(d, `values.${key}`, v);
+  }
   checkBoolean(d, 'createNamespace', o.createNamespace);
   checkHelmInstall(d, 'install', o.install);
   const pm = (o.values as any)?.prometheus?.prometheusSpec;

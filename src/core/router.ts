@@ -80,6 +80,27 @@ const KV_ROUTER_KEYS = optionKeys<KvRouterOptions>()(
   'pruneTargetRatio',
 );
 
+/** The numeric KV router parameters. @internal */
+export type KvRouterNumber = Exclude<keyof KvRouterOptions, 'kvEvents' | 'replicaSync'>;
+
+/**
+ * The range of each numeric router parameter, for the options and for the flags lint reads
+ * (guide 3's tables). Weights, the temperature and the TTL are finite and at most
+ * `INT32_MAX` (`checkNumber`'s bound: a larger TTL overflows the router's durations); block
+ * sizes, thresholds and tree sizes are 32-bit integers (Dynamo reads the block size as u32).
+ * @internal
+ */
+export const KV_ROUTER_RANGES: Readonly<Record<KvRouterNumber, (d: Diagnostics, path: string, value: unknown) => boolean>> = {
+  overlapScoreWeight: (d, path, v) => checkNumber(d, path, v, { min: 0 }),
+  temperature: (d, path, v) => checkNumber(d, path, v, { min: 0 }),
+  blockSize: (d, path, v) => checkInteger(d, path, v, 1),
+  activeDecodeBlocksThreshold: (d, path, v) => checkNumber(d, path, v, { min: 0, max: 1 }),
+  activePrefillTokensThreshold: (d, path, v) => checkInteger(d, path, v, 1),
+  ttlSeconds: (d, path, v) => checkNumber(d, path, v, { min: 0, exclusiveMin: true }),
+  maxTreeSize: (d, path, v) => checkInteger(d, path, v, 1),
+  pruneTargetRatio: (d, path, v) => checkNumber(d, path, v, { min: 0, max: 1, exclusiveMin: true }),
+};
+
 /** The frontend's routing strategy. */
 export class Router {
   /** KV-cache-aware routing (guide 3): requests go to the worker with the best cache overlap and load. */
@@ -127,16 +148,11 @@ export class Router {
       }
     }
     checkKnownKeys(d, path, o, KV_ROUTER_KEYS);
-    checkNumber(d, join(path, 'overlapScoreWeight'), o.overlapScoreWeight, { min: 0 });
-    checkNumber(d, join(path, 'temperature'), o.temperature, { min: 0 });
+    for (const [key, check] of Object.entries(KV_ROUTER_RANGES) as [KvRouterNumber, (d: Diagnostics, path: string, value: unknown) => boolean][]) {
+      check(d, join(path, key), o[key]);
+    }
     checkBoolean(d, join(path, 'kvEvents'), o.kvEvents);
-    checkInteger(d, join(path, 'blockSize'), o.blockSize, 1);
-    checkNumber(d, join(path, 'activeDecodeBlocksThreshold'), o.activeDecodeBlocksThreshold, { min: 0, max: 1 });
-    checkInteger(d, join(path, 'activePrefillTokensThreshold'), o.activePrefillTokensThreshold, 1);
     checkBoolean(d, join(path, 'replicaSync'), o.replicaSync);
-    checkNumber(d, join(path, 'ttlSeconds'), o.ttlSeconds, { min: 0, exclusiveMin: true });
-    checkInteger(d, join(path, 'maxTreeSize'), o.maxTreeSize, 1);
-    checkNumber(d, join(path, 'pruneTargetRatio'), o.pruneTargetRatio, { min: 0, max: 1, exclusiveMin: true });
     if (o.kvEvents !== false) {
       for (const key of ['ttlSeconds', 'maxTreeSize', 'pruneTargetRatio'] as const) {
         if (o[key] !== undefined) {

@@ -4,8 +4,10 @@ import {
   checkBoolean,
   checkDnsLabel,
   checkDnsSubdomain,
+  checkFiniteNumbers,
   checkInteger,
   checkKnownKeys,
+  checkModel,
   checkNumber,
   checkOneOf,
   checkString,
@@ -339,7 +341,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
   checkKnownKeys(d, '', o, SLA_PLANNED_KEYS);
   checkDnsSubdomain(d, 'name', name, '; pass `name` to choose the request name');
   if (namespace !== undefined) checkDnsLabel(d, 'namespace', namespace);
-  checkString(d, 'model', o.model, true);
+  checkModel(d, 'model', o.model);
   const backendOk = checkBackend(d, 'backend', o.backend);
   const version = dynamoVersionOf(o);
   const release = lookupRelease(d, 'dynamoVersion', version);
@@ -353,7 +355,7 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
       d.error('aiConfigurator', `must be { system, backendVersion, hfId? }, got ${show(o.aiConfigurator)}`, 'value-type');
     } else {
       checkKnownKeys(d, 'aiConfigurator', o.aiConfigurator, AIC_KEYS);
-      checkString(d, 'aiConfigurator.hfId', o.aiConfigurator.hfId);
+      checkModel(d, 'aiConfigurator.hfId', o.aiConfigurator.hfId, { required: false, idOnly: true });
       if (backendOk && release && release.apiVersion === 'nvidia.com/v1alpha1') {
         checkAiConfiguratorSupport(d, 'aiConfigurator', release.line, o.backend.name, o.aiConfigurator.system, o.aiConfigurator.backendVersion);
       }
@@ -439,8 +441,8 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
   }
   checkBoolean(d, 'kvRouter', o.kvRouter);
   checkBoolean(d, 'trustRemoteCode', o.trustRemoteCode);
-  checkObject(d, 'profilingJob', o.profilingJob, 'a batch/v1 JobSpec fragment');
-  checkObject(d, 'graphOverride', o.graphOverride, 'a DynamoGraphDeployment spec fragment');
+  if (checkObject(d, 'profilingJob', o.profilingJob, 'a batch/v1 JobSpec fragment')) checkFiniteNumbers(d, 'profilingJob', o.profilingJob);
+  if (checkObject(d, 'graphOverride', o.graphOverride, 'a DynamoGraphDeployment spec fragment')) checkFiniteNumbers(d, 'graphOverride', o.graphOverride);
   checkStringMap(d, 'labels', o.labels);
   checkStringMap(d, 'annotations', o.annotations);
   if (isPlainObject(o.sla)) checkObservability(d, 'observability', o.observability, { ttftMs: o.sla.ttftMs, itlMs: o.sla.itlMs });

@@ -32,7 +32,9 @@ function pruneValue(value: unknown): unknown {
   for (const k of Object.keys(value)) {
     const pv = pruneValue((value as Record<string, unknown>)[k]);
     if (pv !== undefined) {
-      out[k] = pv;
+      // defined, not assigned: a key named `__proto__` (a component's name) stays a key
+      if (k === '__proto__') Object.defineProperty(out, k, { value: pv, enumerable: true, writable: true, configurable: true });
+      else out[k] = pv;
       kept++;
     }
   }

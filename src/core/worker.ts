@@ -1,11 +1,13 @@
 import { Backend, KvEventsMode, WorkerRole } from './backend';
 import {
+  checkFiniteNumbers,
   checkInteger,
   checkKnownKeys,
   checkOneOf,
   checkQuantity,
   checkString,
   checkStringArray,
+  INT32_MAX,
   isPlainObject,
   join,
   optionKeys,
@@ -193,6 +195,15 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
   const ppOk = checkInteger(d, join(path, 'pipelineParallelSize'), o.pipelineParallelSize, 1);
   const gpusOk = checkInteger(d, join(path, 'gpus'), o.gpus, 1);
   const nodesOk = checkInteger(d, join(path, 'nodeCount'), o.nodeCount, 2, 'an integer >= 2 (one node needs no nodeCount)');
+  const ranks = tpOk && ppOk ? (o.tensorParallelSize ?? 1) * (o.pipelineParallelSize ?? 1) : 0;
+  if (o.gpus === undefined && ranks > INT32_MAX) {
+    // the GPUs follow from the parallelism, and land in the pod's GPU request
+    d.error(
+      join(path, 'tensorParallelSize'),
+      `is ${show(o.tensorParallelSize)} and pipelineParallelSize ${show(o.pipelineParallelSize)}, which need ${ranks} GPUs per engine: more than ${INT32_MAX} (the largest 32-bit integer, the type Kubernetes counts devices in)`,
+      'value-range',
+    );
+  }
   if (tpOk && ppOk && gpusOk && nodesOk && o.nodeCount !== undefined) {
     const gpus = workerShape(o).gpus;
     if (gpus % o.nodeCount !== 0) {
@@ -229,6 +240,7 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
   }
   checkTolerations(d, join(path, 'tolerations'), o.tolerations);
   if (o.engineConfig !== undefined) {
+    checkFiniteNumbers(d, join(path, 'engineConfig'), o.engineConfig);
     if (!isPlainObject(o.engineConfig)) {
       d.error(join(path, 'engineConfig'), `must be an object of engine config keys, got ${show(o.engineConfig)}`, 'value-type');
     } else if (backend && !backend._renderer.usesEngineConfigFile) {
@@ -256,6 +268,9 @@ function hasPath(obj: Readonly<Record<string, unknown>>, dotted: string): boolea
   return true;
 }
 
+/** Kubernetes stores `tolerationSeconds` as int64; JSON keeps whole numbers exact up to 2^53 - 1. */
+const TOLERATION_SECONDS = { max: Number.MAX_SAFE_INTEGER, why: 'Kubernetes stores it as int64, and JSON keeps whole numbers exact only up to here' };
+
 export function checkTolerations(d: Diagnostics, path: string, tolerations: unknown): void {
   if (tolerations === undefined) return;
   if (!Array.isArray(tolerations)) {
@@ -273,7 +288,7 @@ export function checkTolerations(d: Diagnostics, path: string, tolerations: unkn
     if (t.value !== undefined && typeof t.value !== 'string') d.error(join(p, 'value'), `must be a string, got ${show(t.value)}`, 'value-type');
     checkOneOf(d, join(p, 'operator'), t.operator, ['Exists', 'Equal']);
     checkOneOf(d, join(p, 'effect'), t.effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
-    checkInteger(d, join(p, 'tolerationSeconds'), t.tolerationSeconds, 0);
+    checkInteger(d, join(p, 'tolerationSeconds'), t.tolerationSeconds, 0, undefined, TOLERATION_SECONDS);
     if (t.operator === 'Exists' && t.value !== undefined) d.error(join(p, 'value'), 'must be empty when operator is Exists', 'option-conflict');
   });
 }

@@ -95,17 +95,26 @@ export interface ModelOptions {
   readonly apiVersion?: string;
 }
 
-const ENGINE_MODULES: Record<string, EngineName> = {
-  'dynamo.vllm': 'vllm',
-  'dynamo.sglang': 'sglang',
-  'dynamo.trtllm': 'trtllm',
-  'dynamo.mocker': 'mocker',
-};
+/**
+ * The engine each Dynamo module runs. A Map, as every table looked up by a name from the
+ * manifest: an object would answer `-m constructor` or `-m __proto__` with what it inherits.
+ */
+const ENGINE_MODULES: ReadonlyMap<string, EngineName> = new Map([
+  ['dynamo.vllm', 'vllm'],
+  ['dynamo.sglang', 'sglang'],
+  ['dynamo.trtllm', 'trtllm'],
+  ['dynamo.mocker', 'mocker'],
+]);
 
 const PLANNER_MODULES = new Set(['planner_sla', 'dynamo.planner', 'dynamo.planner.planner_sla']);
 
 function obj(value: unknown): Record<string, unknown> {
   return isPlainObject(value) ? value : {};
+}
+
+/** A key of a manifest object, never one it inherits (`constructor`, `toString`...). */
+function own(o: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
 }
 
 /** A manifest field inside the main container. */
@@ -122,10 +131,10 @@ function kindOf(componentType: unknown, launch: Launch): ServiceKind {
   if (t === 'frontend' || launch.module === 'dynamo.frontend') return 'frontend';
   if (t === 'planner' || (launch.module !== undefined && PLANNER_MODULES.has(launch.module))) return 'planner';
   // a worker that runs something other than an engine (a processor, a script) is not an LLM worker pool
-  if ((launch.module !== undefined || launch.program !== undefined) && !ENGINE_MODULES[launch.module ?? '']) return 'other';
+  if ((launch.module !== undefined || launch.program !== undefined) && !ENGINE_MODULES.has(launch.module ?? '')) return 'other';
   // multimodal encoders and processors hold no KV cache to route or transfer
   if ([...launch.flags.keys()].some((f) => f.startsWith('--multimodal'))) return 'other';
-  if (t === 'worker' || t === 'prefill' || t === 'decode' || (launch.module !== undefined && ENGINE_MODULES[launch.module])) return 'worker';
+  if (t === 'worker' || t === 'prefill' || t === 'decode' || (launch.module !== undefined && ENGINE_MODULES.has(launch.module))) return 'worker';
   return 'other';
 }
 
@@ -139,7 +148,8 @@ export function roleFlag(launch: Launch): Located<'prefill' | 'decode'> | undefi
 }
 
 function engineOf(launch: Launch, launches: boolean, backendFramework: unknown, kind: ServiceKind): EngineName | undefined {
-  if (launch.module !== undefined && ENGINE_MODULES[launch.module]) return ENGINE_MODULES[launch.module];
+  const engine = launch.module !== undefined ? ENGINE_MODULES.get(launch.module) : undefined;
+  if (engine) return engine;
   // without a command line of its own, a worker runs the graph's backend
   if (kind === 'worker' && !launches && (backendFramework === 'vllm' || backendFramework === 'sglang' || backendFramework === 'trtllm')) return backendFramework;
   return undefined;
@@ -186,7 +196,7 @@ function mountedFile(
   const source = mountedConfigMap(spec, container, file);
   if (!source) return undefined;
   const configMap = (namespace !== undefined ? objects.get(`ConfigMap/${namespace}/${source.name}`) : undefined) ?? objects.get(`ConfigMap/${source.name}`);
-  const data = obj(configMap?.data)[source.key];
+  const data = own(obj(configMap?.data), source.key);
   return typeof data === 'string' ? { text: data, configMap: source.name, key: source.key } : undefined;
 }
 
@@ -335,7 +345,7 @@ export function at(value: unknown, path: string): unknown {
   let v: unknown = value;
   for (const part of parts) {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-    v = (v as Record<string, unknown>)[part];
+    v = own(v as Record<string, unknown>, part);
   }
   return v;
 }

@@ -1,5 +1,7 @@
-import { checkInteger, checkNumber, checkPort } from '../checks';
+import { checkPort } from '../checks';
+import { Diagnostics } from '../errors';
 import { FRONTEND_HTTP_PORT } from '../frontend';
+import { KV_ROUTER_RANGES } from '../router';
 import { Findings } from './findings';
 import { argField, GraphModel, Located, ServiceModel } from './graph-model';
 import { flagValue } from './launch';
@@ -46,23 +48,10 @@ export function routerSetting(frontend: ServiceModel, key: RouterSetting): Locat
   return undefined;
 }
 
-type RangeCheck = (f: Findings, s: ServiceModel, v: Located<string | true>) => void;
-
-const number = (range: { min?: number; max?: number; exclusiveMin?: boolean }): RangeCheck => (f, s, v) =>
-  f.checkNumeric(s, v, (d, path, n) => checkNumber(d, path, n, range));
-const integer = (min: number): RangeCheck => (f, s, v) => f.checkNumeric(s, v, (d, path, n) => checkInteger(d, path, n, min));
-
-/** Value ranges of the router's parameters (guide 3's tables). */
-const RANGES: Partial<Record<RouterSetting, RangeCheck>> = {
-  blockSize: integer(1),
-  temperature: number({ min: 0 }),
-  overlapScoreWeight: number({ min: 0 }),
-  ttlSeconds: number({ min: 0, exclusiveMin: true }),
-  maxTreeSize: integer(1),
-  pruneTargetRatio: number({ min: 0, max: 1, exclusiveMin: true }),
-  activeDecodeBlocksThreshold: number({ min: 0, max: 1 }),
-  activePrefillTokensThreshold: integer(1),
-  httpPort: (f, s, v) => f.checkNumeric(s, v, (d, path, n) => checkPort(d, path, n)),
+/** Value ranges of the frontend's numeric settings: the router's are the options' own (`KV_ROUTER_RANGES`). */
+const RANGES: Partial<Record<RouterSetting, (d: Diagnostics, path: string, value: unknown) => boolean>> = {
+  ...KV_ROUTER_RANGES,
+  httpPort: checkPort,
 };
 
 /** Router modes; guide 3 spells round-robin `round_robin` in `DYN_ROUTER_MODE`. */
@@ -127,9 +116,9 @@ function kvEventRules(g: GraphModel, f: Findings, frontend: ServiceModel): void 
 /** The frontend's router: parameters in range, replicas that agree, the port the operator expects. */
 export function routerRules(g: GraphModel, f: Findings): void {
   for (const s of g.services.filter((x) => x.kind === 'frontend')) {
-    for (const [key, check] of Object.entries(RANGES) as [RouterSetting, RangeCheck][]) {
+    for (const [key, check] of Object.entries(RANGES) as [RouterSetting, (d: Diagnostics, path: string, value: unknown) => boolean][]) {
       const v = routerSetting(s, key);
-      if (v) check(f, s, v);
+      if (v) f.checkNumeric(s, v, (d, path, n) => check(d, path, n));
     }
     const mode = routerSetting(s, 'mode');
     if (mode && (typeof mode.value !== 'string' || !MODES.includes(mode.value))) {
