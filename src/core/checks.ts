@@ -363,7 +363,8 @@ export function checkUrl(d: Diagnostics, path: string, value: unknown, schemes: 
   if (value === undefined) return true;
   const m = typeof value === 'string' ? /^([a-z][a-z0-9+.-]*):\/\/[^\s/]+(\/\S*)?$/.exec(value) : null;
   if (!m || !schemes.includes(m[1])) {
-    d.error(path, `must be a URL (${schemes.join(' or ')}) such as "${example}", got ${show(value)}`, 'value-format');
+    // a URL that is refused may still carry a password: the message never repeats it
+    d.error(path, `must be a URL (${schemes.join(' or ')}) such as "${example}", got ${show(typeof value === 'string' ? maskUserinfo(value) : value)}`, 'value-format');
     return false;
   }
   return true;

@@ -7,6 +7,7 @@ import type * as timeseriesTypes from '@grafana/grafana-foundation-sdk/timeserie
 import { checkDnsLabel, checkDnsSubdomain, checkKnownKeys, checkString, isPlainObject, optionKeys } from './checks';
 import { Diagnostics, show, validate } from './errors';
 import { GRAFANA_DASHBOARD_LABEL, GRAFANA_DASHBOARD_LABEL_VALUE } from './prometheus-stack';
+import { checkLiteralSecrets } from './rules/secrets';
 import { checkSlaTargets, SlaTargets } from './sla-targets';
 import { DEFAULT_DYNAMO_VERSION, lookupRelease, ReleaseMetrics, releaseOf } from './versions';
 
@@ -327,6 +328,9 @@ export function grafanaDashboardConfigMap(name: string, namespace: string, dashb
     checkDnsLabel(d, 'namespace', namespace);
     if (typeof dashboard !== 'object' || dashboard === null || typeof (dashboard as { title?: unknown }).title !== 'string') {
       d.error('dashboard', 'is required: a dashboard model, e.g. Dashboards.serving({ sla }) or a DashboardBuilder(...).build()', 'required');
+    } else {
+      // the dashboard is written into a ConfigMap: a datasource URL or a link must not carry credentials
+      checkLiteralSecrets(d, 'dashboard', dashboard, 'config');
     }
   });
   return renderDashboardConfigMap(name, namespace, dashboard as Dashboard);

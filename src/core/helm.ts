@@ -1,6 +1,7 @@
 import { checkBoolean, checkDnsLabel, checkKnownKeys, checkString, checkStringArray, isPlainObject, join, optionKeys } from './checks';
 import { Diagnostics, show } from './errors';
 import { KubeObject } from './k8s';
+import { checkLiteralSecrets } from './rules/secrets';
 
 /** Where a chart comes from. */
 export interface HelmChartRef {
@@ -119,8 +120,17 @@ export function checkHelmInstall(d: Diagnostics, path: string, install: unknown)
   else d.error(path, `must be HelmInstall.template(), HelmInstall.flux() or HelmInstall.none(), got ${show(install)}`, 'value-type');
 }
 
+/**
+ * Chart values: an object, with no credential written into it. Values end up in
+ * the manifest (a Flux HelmRelease) or in the objects the chart renders.
+ */
 export function checkHelmValues(d: Diagnostics, path: string, values: unknown): void {
-  if (values !== undefined && !isPlainObject(values)) d.error(path, `must be an object of chart values, got ${show(values)}`, 'value-type');
+  if (values === undefined) return;
+  if (!isPlainObject(values)) {
+    d.error(path, `must be an object of chart values, got ${show(values)}`, 'value-type');
+    return;
+  }
+  checkLiteralSecrets(d, path, values, 'helm-values');
 }
 
 export function checkCreateNamespace(d: Diagnostics, path: string, value: unknown): void {

@@ -17,6 +17,7 @@ import { checkHelmInstall, checkHelmValues, HelmInstall, HelmReleaseSpec, mergeV
 import { KubeObject, NameRef, nameOf } from './k8s';
 import { IPrometheusRelease, renderPodMonitors } from './observability';
 import { checkPrometheusEndpoint, IPrometheusEndpoint, prometheusUrl } from './planner';
+import { checkLiteralSecrets } from './rules/secrets';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
 
 /** The bundled etcd, or an external one. */
@@ -213,6 +214,8 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
   checkDnsLabel(d, 'releaseName', o.releaseName);
   for (const key of ['crds', 'grove', 'kaiScheduler', 'createNamespace', 'podMonitors'] as const) checkBoolean(d, key, o[key]);
   checkPrometheusEndpoint(d, 'prometheus', o.prometheus);
+  // the URL is written into the chart values: a password or a token in it would sit in the manifest
+  if (typeof o.prometheus === 'string') checkLiteralSecrets(d, 'prometheus', o.prometheus, 'helm-values');
   checkNameRefs(d, 'imagePullSecrets', o.imagePullSecrets);
   checkString(d, 'natsReloaderTag', o.natsReloaderTag);
   const sub = (key: string, keys: readonly string[]) => {
@@ -229,6 +232,7 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
   if (etcd) {
     checkBoolean(d, 'etcd.enabled', etcd.enabled);
     checkUrl(d, 'etcd.address', etcd.address, ['http', 'https'], 'http://etcd.infra:2379');
+    checkLiteralSecrets(d, 'etcd.address', etcd.address, 'helm-values');
     checkDnsLabel(d, 'etcd.storageClass', etcd.storageClass);
     checkQuantity(d, 'etcd.size', etcd.size);
     checkInteger(d, 'etcd.replicas', etcd.replicas, 1);
@@ -238,6 +242,7 @@ export function checkDynamoPlatform(d: Diagnostics, o: DynamoPlatformOptions): D
   if (nats) {
     checkBoolean(d, 'nats.enabled', nats.enabled);
     checkUrl(d, 'nats.address', nats.address, ['nats', 'tls'], 'nats://nats.infra:4222');
+    checkLiteralSecrets(d, 'nats.address', nats.address, 'helm-values');
     checkDnsLabel(d, 'nats.storageClass', nats.storageClass);
     checkQuantity(d, 'nats.storageSize', nats.storageSize);
     if (nats.address !== undefined && nats.enabled === true) d.error('nats.enabled', 'is true, but address points at an external NATS; install one or the other', 'option-conflict');

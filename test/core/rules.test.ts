@@ -108,8 +108,11 @@ function dropRdma(s: any): void {
 
 const HF_TOKEN = `hf_${'Ab3'.repeat(12)}`;
 
-/** Every rule but the API server's own verdict, which test/cli/lint.test.ts (stand-in) and the cluster suite (a real server) exercise. */
-const CASES: Record<Exclude<RuleId, 'server-rejected'>, RuleCase> = {
+/**
+ * Every rule but lint --server's: the API server's own verdict, which test/cli/lint.test.ts (stand-in) and the cluster suite
+ * (a real server) exercise, and documents refused before they are sent (test/security/lint-server.test.ts).
+ */
+const CASES: Record<Exclude<RuleId, 'server-rejected' | 'server-not-sent'>, RuleCase> = {
   'required': {
     bad: () => fromOptions(() => renderDisagg({ model: undefined as never })),
     good: () => fromOptions(() => renderDisagg()),

@@ -245,7 +245,9 @@ describe('the model is a Hugging Face id or a path that stays where it points', 
     expect(issue.rule).toBe('value-format');
     expect(issue.message.startsWith(`${why}; it must be a Hugging Face model id ("org/name"`)).toBe(true);
     // the value is shown escaped: no raw newline or escape character reaches a terminal
-    expect(issue.message.endsWith(`got ${JSON.stringify(model)}`)).toBe(true);
+    const escaped = JSON.stringify(model).replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    expect(issue.message.endsWith(`got ${escaped}`)).toBe(true);
+    expect(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(issue.message)).toBe(false);
   });
 
   test('a URL is refused, and the password in it is not repeated', () => {

@@ -49,7 +49,12 @@ export const RULES = {
   'fabric-without-device': { severity: 'error', catches: 'IPC_LOCK, RDMA UCX transports or EFA libfabric settings on a pod without an RDMA/EFA device request', fix: 'request the device (Fabric.rdma(), Fabric.efa()), or remove the capability and the environment' },
   'fabric-mismatch': { severity: 'error', catches: 'prefill and decode workers on different fabrics (RDMA, EFA, TCP)', fix: 'give both the same fabric' },
   'duplicate-env': { severity: 'error', catches: 'one environment variable listed twice in the same list (the webhook refuses it)', fix: 'keep one entry' },
-  'literal-secret': { severity: 'error', catches: 'a token written into the manifest (hf_..., nvapi-..., a literal HF_TOKEN)', fix: 'reference a Secret: hfTokenSecret / envFromSecret, or EnvValue.fromSecret (secretKeyRef)' },
+  'literal-secret': {
+    severity: 'error',
+    catches:
+      "a credential written into a manifest or an option: a token shape (hf_, nvapi-, sk-, AKIA/ASIA, ghp_/github_pat_, xox?-, a JWT, a PEM private key), a URL with a password or a token in its query, or a literal value under a credential's name (*_PASSWORD, *_TOKEN, *_SECRET, *_API_KEY...), in env, args, engine and planner configs, labels, annotations, ConfigMap data, chart values, URLs or model names",
+    fix: 'keep it in a Secret and reference it: hfTokenSecret / envFromSecret or EnvValue.fromSecret(name, key) (secretKeyRef), $(VAR) in arguments, a Secret volume; credentials out of URLs and labels',
+  },
   'privileged-container': {
     severity: 'error',
     catches: 'a privileged container (securityContext.privileged, or the nvidia.com/enable-container-privileged annotation) in a pod without an RDMA/EFA fabric: every device and capability of the node',
@@ -85,6 +90,11 @@ export const RULES = {
     severity: 'error',
     catches: 'an object the API server refuses on a dry-run server-side apply with strict field validation (lint --server)',
     fix: "fix what the server's message names",
+  },
+  'server-not-sent': {
+    severity: 'error',
+    catches: "a document lint --server does not send: its apiVersion, kind, namespace or name is outside Kubernetes' grammar and would change the request path",
+    fix: 'write apiVersion as <group>/<version>, kind as a letter followed by letters and digits, the namespace as a DNS label and the name as a DNS subdomain',
   },
   'crd-schema': { severity: 'error', catches: 'a DynamoGraphDeployment or DynamoGraphDeploymentRequest the CRD schema refuses', fix: 'fix the field the message names' },
   'kubernetes-schema': { severity: 'error', catches: 'a core Kubernetes object that does not validate', fix: 'fix the field the message names' },

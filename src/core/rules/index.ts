@@ -11,6 +11,7 @@ import { plannerRules } from './planner';
 import { podSecurityRules } from './pod-security';
 import { requestRules } from './request';
 import { routerRules } from './router';
+import { graphSecretRules, objectSecretRules, requestSecretRules } from './secrets';
 import { claimRules, storageRules } from './storage';
 import { structureRules } from './structure';
 import { upgradeRules } from './upgrade';
@@ -65,6 +66,8 @@ export function checkGraphManifest(
   const model = manifestModel(graph, Array.isArray(objects) ? indexObjects(objects) : (objects as ReadonlyMap<string, Readonly<Record<string, unknown>>>), options);
   const f = new Findings();
   for (const rules of GRAPH_RULES) rules(model, f);
+  // every string as written, in either layout: what the model leaves out (metadata, v1beta1 pod templates) can hold credentials too
+  graphSecretRules(graph, model, f);
   if (!v1beta1) return f.all;
   return f.all.map((x) => ({ ...x, field: x.service === undefined ? v1beta1GraphField(x.field) : v1beta1ServiceField(x.field) }));
 }
@@ -86,6 +89,7 @@ export function manifestModel(graph: Readonly<Record<string, unknown>>, objects:
 export function checkRequestManifest(request: Readonly<Record<string, unknown>>, options: Pick<CheckOptions, 'release'> = {}): Finding[] {
   const f = new Findings();
   requestRules(request, f, options.release);
+  requestSecretRules(request, f);
   return f.all;
 }
 
@@ -96,6 +100,7 @@ export function checkRequestManifest(request: Readonly<Record<string, unknown>>,
 export function checkObjectManifest(object: Readonly<Record<string, unknown>>): Finding[] {
   const f = new Findings();
   if (object.kind === 'PersistentVolumeClaim') claimRules(object, f);
+  objectSecretRules(object, f);
   return f.all;
 }
 
