@@ -1,8 +1,15 @@
+import type { RuleId } from '../core';
 import { LintFinding, LintNote, LintResult, parseDocuments } from './lint';
-import type { KubeClient } from './server';
+import { KubeClient, referenceProblems } from './server';
 import { LintSource } from './sources';
 
 /** `lint --server`: the API server's dry-run verdict on every document. */
+
+/**
+ * A document whose apiVersion, kind, namespace or name breaks Kubernetes' grammar is not a
+ * Kubernetes object the server could be asked about: it is reported as such, and never sent.
+ */
+const NOT_SENT: RuleId = 'server-not-sent';
 
 function nameOf(o: Record<string, unknown>): string | undefined {
   const n = typeof o.metadata === 'object' && o.metadata !== null ? (o.metadata as { name?: unknown }).name : undefined;
@@ -13,7 +20,10 @@ function nameOf(o: Record<string, unknown>): string | undefined {
  * The API server's verdict on every document (`lint --server`): each is sent as a server-side
  * apply with dry-run and strict field validation; a refusal is a `server-rejected` finding at
  * the fields the server names. Objects the server cannot judge yet (a namespace, or a kind, that
- * the same files create) are notes.
+ * the same files create) are notes. A document whose apiVersion, kind, namespace or name would
+ * not name a request path by Kubernetes' grammar is a finding for each such field, and is not
+ * sent. `client` is expected to be a dry-run client (KubeClient's default), which sends
+ * nothing but discovery GETs and `dryRun=All` requests.
  */
 export async function serverFindings(sources: readonly LintSource[], client: KubeClient): Promise<{ findings: LintFinding[]; notes: LintNote[] }> {
   const findings: LintFinding[] = [];
@@ -26,6 +36,26 @@ export async function serverFindings(sources: readonly LintSource[], client: Kub
   for (const d of docs) {
     const kind = String(d.object.kind);
     const name = nameOf(d.object);
+    const problems = referenceProblems(d.object);
+    if (problems.length > 0) {
+      // only fields that passed the grammar are repeated in the finding: the others are in its message, quoted
+      const kindOk = !problems.some((p) => p.field === 'kind');
+      const nameOk = !problems.some((p) => p.field === 'metadata.name');
+      const at = kindOk && nameOk ? `${kind}/${name}` : `document ${d.document}`;
+      for (const p of problems) {
+        findings.push({
+          file: d.file,
+          document: d.document,
+          kind: kindOk ? kind : undefined,
+          name: nameOk ? name : undefined,
+          path: `${at}.${p.field}`,
+          severity: 'error',
+          rule: NOT_SENT,
+          message: `${p.message}; not sent to the server`,
+        });
+      }
+      continue;
+    }
     const ref = `${kind}/${name ?? '(unnamed)'}`;
     const r = await client.apply(d.object, { dryRun: true, fieldManager: 'dynamo-constructs-lint' });
     if (r.status >= 200 && r.status < 300) continue;
@@ -35,10 +65,12 @@ export async function serverFindings(sources: readonly LintSource[], client: Kub
       notes.push({ file: d.file, document: d.document, message: `${ref}: not checked by the server: ${message} (the same files create it)` });
       continue;
     }
-    const causes = ((r.body?.details?.causes ?? []) as { field?: string; message?: string }[]).filter((c) => typeof c.message === 'string');
-    const at = (field?: string) => (field ? `${ref}.${field}` : ref);
+    // the server's answer is read as untrusted too: causes that are not a list of {field, message} are ignored
+    const listed: unknown = r.body?.details?.causes;
+    const causes = (Array.isArray(listed) ? listed : []).filter((c): c is { field?: unknown; message: string } => typeof c === 'object' && c !== null && typeof c.message === 'string');
+    const at = (field: unknown) => (typeof field === 'string' && field !== '' ? `${ref}.${field}` : ref);
     if (causes.length === 0) findings.push({ file: d.file, document: d.document, kind, name, path: ref, severity: 'error', rule: 'server-rejected', message });
-    for (const c of causes) findings.push({ file: d.file, document: d.document, kind, name, path: at(c.field), severity: 'error', rule: 'server-rejected', message: c.message! });
+    for (const c of causes) findings.push({ file: d.file, document: d.document, kind, name, path: at(c.field), severity: 'error', rule: 'server-rejected', message: c.message });
   }
   return { findings, notes };
 }
