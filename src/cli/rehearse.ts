@@ -459,9 +459,10 @@ export async function rehearse(sources: readonly LintSource[], o: RehearseOption
   const internal = new AbortController();
   let died: Started | undefined;
   let stopping = false;
+  let serving = false;
   const check = () => {
     if (o.signal?.aborted) throw new RehearsalInterrupted('interrupted');
-    if (died) throw new RehearsalError(`${died.name} ${describeEnding(died)} while the rehearsal ran; its last lines:\n${lastLines(died.name)}`);
+    if (died) throw new RehearsalError(`${died.name} ${describeEnding(died)} ${serving ? 'while the requests ran' : 'before the model was served'}; its last lines:\n${lastLines(died.name)}`);
   };
   const onAbort = () => internal.abort();
   o.signal?.addEventListener('abort', onAbort);
@@ -470,7 +471,8 @@ export async function rehearse(sources: readonly LintSource[], o: RehearseOption
     const log = logOf(name);
     if (!fs.existsSync(log)) return '    (no output)';
     const text = fs.readFileSync(log, 'utf8');
-    return printable(text.slice(-8000)).trimEnd().split('\n').slice(-12).map((l) => `    ${l}`).join('\n');
+    // Dynamo colours its logs: the colours go, anything else a terminal would act on is escaped
+    return printable(text.slice(-8000).replace(/\x1b\[[0-9;]*m/g, '')).trimEnd().split('\n').slice(-12).map((l) => `    ${l}`).join('\n');
   };
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   try {
@@ -592,6 +594,7 @@ export async function rehearse(sources: readonly LintSource[], o: RehearseOption
       }
       if (served === undefined) await pause(500);
     }
+    serving = true;
     const generator = aiperf ? `AIPerf ${aiperf.version}` : 'plain HTTP';
     say(`the frontend serves ${printable(served)}; ${o.requests} requests, ${o.concurrency} at a time, ${o.maxTokens} tokens each, sent by ${generator}`);
 

@@ -52,11 +52,11 @@ function dynamoProcesses(): string[] {
   return (r.stdout ?? '').split('\n').filter((l) => l.trim() !== '');
 }
 
-/** A 1.6.1 rehearsal graph (its mocker flags run as written) whose decode worker is given a flag the mocker refuses. */
+/** A 1.6.1 rehearsal graph (its mocker flags run as written) whose decode worker is given a role the mocker refuses. */
 function graphWithBrokenDecode(work: string): string {
   const r = renderGraph(disaggregatedGraphSpec('broken', 'ns', { model: 'Qwen/Qwen3-0.6B', backend: Backend.vllm(), rehearsal: true, frontend: { router: Router.kv() }, prefill: {}, decode: {} }));
   const graph = JSON.parse(JSON.stringify(r.graph)) as { spec: { components: { name: string; podTemplate: { spec: { containers: { args: string[] }[] } } }[] } };
-  graph.spec.components.find((c) => c.name === 'VllmDecodeWorker')!.podTemplate.spec.containers[0].args.push('--no-such-flag');
+  graph.spec.components.find((c) => c.name === 'VllmDecodeWorker')!.podTemplate.spec.containers[0].args.push('--disaggregation-mode', 'sideways');
   const file = join(work, 'broken.yaml');
   writeFileSync(file, toYaml([graph]));
   return file;
@@ -68,15 +68,15 @@ async function workerThatExits(work: string, tokenizer: string, fail: (line: str
   let message = '';
   try {
     await rehearse([{ file, text: readFileSync(file, 'utf8') }], { requests: 2, concurrency: 1, maxTokens: 8, tokenizer, startTimeout: 120, requestTimeout: 30, loadGenerator: 'http' }, { stdout: () => undefined, stderr: (t) => process.stderr.write(t) });
-    fail('a decode worker with a flag the mocker refuses: the rehearsal succeeded');
+    fail('a decode worker with a role the mocker refuses: the rehearsal succeeded');
   } catch (e) {
     if (!(e instanceof RehearsalError)) throw e;
     message = e.message;
   }
-  if (!/^VllmDecodeWorker exited \(2\) before the model was served; its last lines:\n[\s\S]*unrecognized arguments: --no-such-flag/.test(message)) fail(`a worker that exits: the error was ${JSON.stringify(message)}`);
+  if (!/^VllmDecodeWorker exited \(2\) before the model was served; its last lines:\n[\s\S]*invalid choice: 'sideways'/.test(message)) fail(`a worker that exits: the error was ${JSON.stringify(message)}`);
   const left = dynamoProcesses();
   if (left.length > 0) fail(`a worker that exits: processes left running: ${left.join('; ')}`);
-  return `a decode worker that exits: refused with "${message.split('\n')[0]}" and its last lines (unrecognized arguments: --no-such-flag), ${left.length} processes left`;
+  return `a decode worker that exits: refused with "${message.split('\n')[0]}" and its last lines (invalid choice: 'sideways'), ${left.length} processes left`;
 }
 
 /** Ctrl-C while the requests run: the command exits 130 and leaves nothing running. */

@@ -256,7 +256,7 @@ export async function hostileRehearsals(work: string, tokenizer: string, fail: (
       const code = await r.exit;
       const took = Date.now() - started;
       const left = await leftAfter(15);
-      if (code !== 1 || !/VllmDecodeWorker was killed by SIGKILL while the rehearsal ran/.test(r.stderr)) fail(`a worker killed by a signal: exit ${code}: ${r.stderr.slice(-600)}`);
+      if (code !== 1 || !/VllmDecodeWorker was killed by SIGKILL while the requests ran/.test(r.stderr)) fail(`a worker killed by a signal: exit ${code}: ${r.stderr.slice(-600)}`);
       if (took > 10_000) fail(`a worker killed by a signal: reported after ${took} ms`);
       if (left.length > 0) fail(`a worker killed by a signal: left: ${left.join('; ')}`);
       summary.push(`a decode worker killed by SIGKILL: reported by name in ${took} ms, exit ${code}, ${left.length} left`);
