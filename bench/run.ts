@@ -8,7 +8,8 @@ import { buildSync } from 'esbuild';
  * through cdk8s or Pulumi alone) and its own construct tree left empty, each
  * measurement in a fresh process, the modes rotated each round, medians and
  * per-round ratios reported; every mode must produce the same objects. Then
- * import costs. Prints Markdown.
+ * import costs, and how `dynamo-constructs lint` grows with its input. Prints
+ * Markdown.
  */
 
 const ROOT = path.resolve(__dirname, '..');
@@ -17,7 +18,7 @@ const HERE = path.join(ROOT, '.bench');
 // The measured programs import the built package (`dynamo-constructs/...`, lib/), as users do.
 buildSync({
   absWorkingDir: ROOT,
-  entryPoints: ['bench/cdk8s.ts', 'bench/pulumi.ts', 'bench/imports.ts'],
+  entryPoints: ['bench/cdk8s.ts', 'bench/pulumi.ts', 'bench/imports.ts', 'bench/lint.ts'],
   outdir: HERE,
   bundle: true,
   platform: 'node',
@@ -28,6 +29,11 @@ buildSync({
 });
 const SIZES = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const LINT_SIZES = (process.env.BENCH_LINT_SIZES ?? '1,1000,8000')
+  .split(',')
+  .map(Number)
+  .sort((a, b) => a - b);
+const LINT_RUNS = Number(process.env.BENCH_LINT_RUNS ?? 3);
 
 interface Sample {
   readonly ms: number;
@@ -114,8 +120,46 @@ function imports(): void {
   console.log(`\ncdk8s entry point / cdk8s itself: ${ratio(ms['cdk8s-shell'], ms.cdk8s)}; Pulumi entry point / Pulumi itself: ${ratio(ms['pulumi-shell'], ms.pulumi)}`);
 }
 
+/**
+ * `dynamo-constructs lint` on one file of N graphs (each with its claim), the sizes rotated each
+ * round: the time must grow with N, not with N squared. The growth is read between the two
+ * largest sizes (one graph shows what every run pays whatever its input: loading the command and
+ * compiling the CRD schemas). Linear is the ratio of the sizes; the target allows a quarter more
+ * (10 for 1,000 -> 8,000 graphs).
+ */
+function lint(): void {
+  const ms: Record<number, number[]> = Object.fromEntries(LINT_SIZES.map((n) => [n, []]));
+  const rss: Record<number, number> = Object.fromEntries(LINT_SIZES.map((n) => [n, 0]));
+  const shape: Record<number, { findings: number; bytes: number }> = {};
+  const digests: Record<number, Set<string>> = Object.fromEntries(LINT_SIZES.map((n) => [n, new Set<string>()]));
+  for (let r = 0; r < LINT_RUNS; r++) {
+    for (const n of rotate(LINT_SIZES, r)) {
+      const s = measure('lint.js', [String(n)]) as Sample & { digest: string; findings: number; bytes: number };
+      ms[n].push(s.ms);
+      rss[n] = Math.max(rss[n], s.rssMiB);
+      shape[n] = { findings: s.findings, bytes: s.bytes };
+      digests[n].add(s.digest);
+    }
+  }
+  for (const n of LINT_SIZES) if (digests[n].size !== 1) throw new Error(`lint N=${n}: the rounds found different things (${digests[n].size} digests)`);
+  console.log(`\n### \`dynamo-constructs lint\`: one file of N graphs and their claims (median of ${LINT_RUNS} rounds)\n`);
+  console.log('| graphs | file MiB | ms | ms per graph | peak RSS (MiB) | findings |');
+  console.log('|---:|---:|---:|---:|---:|---:|');
+  for (const n of LINT_SIZES) {
+    console.log(`| ${n} | ${fixed(shape[n].bytes / 2 ** 20, 2)} | ${fixed(median(ms[n]))} | ${fixed(median(ms[n]) / n, 2)} | ${rss[n]} | ${shape[n].findings} |`);
+  }
+  if (LINT_SIZES.length > 1) {
+    const [lo, hi] = LINT_SIZES.slice(-2);
+    const growth = median(ms[hi]) / median(ms[lo]);
+    const linear = hi / lo;
+    const verdict = growth <= 1.25 * linear ? 'met' : '**not met**';
+    console.log(`\n${lo} -> ${hi} graphs: time x${fixed(growth, 1)} (rounds: ${ratio(ms[hi], ms[lo])}); linear is x${fixed(linear, 1)}, the target at most x${fixed(1.25 * linear, 1)}: ${verdict}`);
+  }
+}
+
 console.log(`Node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${RUNS} runs per cell, modes rotated each round; ratios are medians of per-round ratios`);
 const only = process.env.BENCH_ONLY;
 if (!only || only === 'cdk8s') compare('cdk8s: `app.synthYaml()` of N deployments in one chart', 'cdk8s.js');
 if (!only || only === 'pulumi') compare('Pulumi (mocks): N deployments registered', 'pulumi.js');
 if (!only || only === 'imports') imports();
+if (!only || only === 'lint') lint();

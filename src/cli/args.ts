@@ -3,7 +3,8 @@
 export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-  readonly stdin: () => string;
+  /** Standard input as text; at most `maxBytes` bytes of it are read (one more says it is longer). */
+  readonly stdin: (maxBytes?: number) => string;
 }
 
 /** A command line the command cannot run: printed with the usage, exit status 2. */

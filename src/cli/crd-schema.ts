@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { ValidateFunction } from 'ajv';
 import * as YAML from 'yaml';
+import { FileNotRead, readRegularFile } from './sources';
 
 /**
  * Validates custom resources against their CRD's `openAPIV3Schema` the way the
@@ -34,20 +35,38 @@ export function crdSchemas(doc: any): CrdSchemas {
 /** A CRD file that does not parse. */
 export class CrdFileError extends Error {}
 
-/** Reads every CRD in `file` (YAML or JSON, one or many documents), or in the files of a directory. */
+/** CRD files are read like manifests: regular files only, at most this many bytes each. */
+const MAX_CRD_FILE = 64 * 1024 * 1024;
+
+/**
+ * Reads every CRD in `file` (YAML or JSON, one or many documents), or in the regular files of a
+ * directory. A CRD uses no YAML aliases: a handful is allowed, an alias bomb is an error.
+ */
 export function loadCrds(file: string): CrdSchemas[] {
-  const stat = fs.statSync(file);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (e) {
+    throw new CrdFileError(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
   if (stat.isDirectory()) {
     return fs
-      .readdirSync(file)
-      .filter((f) => /\.(ya?ml|json)$/.test(f))
-      .sort()
+      .readdirSync(file, { withFileTypes: true })
+      .filter((f) => /\.(ya?ml|json)$/.test(f.name) && (f.isFile() || f.isSymbolicLink()))
+      .map((f) => f.name)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .flatMap((f) => loadCrds(path.join(file, f)));
   }
-  const text = fs.readFileSync(file, 'utf8');
+  let text: string;
+  try {
+    text = readRegularFile(fs.realpathSync(file), MAX_CRD_FILE).toString('utf8');
+  } catch (e) {
+    if (e instanceof FileNotRead) throw new CrdFileError(`${file}: ${e.message}`);
+    throw e;
+  }
   let docs: unknown[];
   try {
-    docs = file.endsWith('.json') ? [JSON.parse(text)].flat() : YAML.parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: -1 }));
+    docs = file.endsWith('.json') ? [JSON.parse(text)].flat() : YAML.parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: 100 }));
   } catch (e) {
     throw new CrdFileError(`${file}: not a CRD file: ${String((e as Error).message).split('\n')[0]}`);
   }

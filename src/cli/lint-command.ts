@@ -4,9 +4,10 @@ import { Diagnostics, DynamoRelease, lookupRelease } from '../core';
 import { CliIo, eachArgument, UsageError } from './args';
 import { CrdFileError, CrdSchemas, CrdValidator, loadCrds } from './crd-schema';
 import { formatJson, formatText, LintResult, lintSources } from './lint';
+import { printableLine } from './text';
 import { serverFindings, withServerFindings } from './lint-server';
 import { KubeClient, KubeconfigError, loadKubeconfig } from './server';
-import { readSources } from './sources';
+import { collectSources, DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_LIMIT, sizeText } from './sources';
 
 /** `dynamo-constructs lint`: its command line. */
 
@@ -31,6 +32,10 @@ Options:
                     (e.g. 1.6.1 before an upgrade): flags, variables and fields
                     it removed or deprecates are reported; default: the
                     release each manifest's images name
+  --max-file-size <size>
+                    the largest file (and standard input) read, in bytes or
+                    with a unit (512KB, 64MB; 1 MB = 1,048,576 bytes), up to
+                    256MB; default: 64MB. A larger file is reported, not read
   --server          then dry-run every document against the API server of the
                     current kubeconfig context (server-side apply, strict field
                     validation) and report what it refuses
@@ -39,7 +44,10 @@ Options:
                     ~/.kube/config, its current context)
   -h, --help        show this help
 
-Directories are searched for *.yaml and *.yml files; - reads standard input.
+Directories are searched for *.yaml and *.yml files (not dot directories or
+node_modules); - reads standard input. Only regular files are read: a FIFO,
+socket, device, dangling or looping link, or a link out of the directory given
+is reported as file-not-read, and so is a file that cannot be read.
 Exit status: 0 when no errors (warnings allowed), 1 on errors, 2 on usage errors.
 `;
 
@@ -52,6 +60,22 @@ interface Args {
   readonly server: boolean;
   readonly kubeconfig?: string;
   readonly context?: string;
+  readonly maxFileSize: number;
+}
+
+const UNITS = new Map<string, number>([['', 1], ['b', 1], ['k', 1024], ['kb', 1024], ['kib', 1024], ['m', 1024 ** 2], ['mb', 1024 ** 2], ['mib', 1024 ** 2]]);
+
+/** `--max-file-size`: `1048576`, `512KB`, `64MB` (binary units), from 1 byte to MAX_FILE_SIZE_LIMIT. */
+function parseSize(text: string): number {
+  const m = /^(\d+)\s*([a-z]*)$/i.exec(text.trim());
+  const unit = m ? UNITS.get(m[2].toLowerCase()) : undefined;
+  const bytes = m && unit !== undefined ? Number(m[1]) * unit : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1 || bytes > MAX_FILE_SIZE_LIMIT) {
+    throw new UsageError(
+      `--max-file-size must be a size from 1 byte to ${sizeText(MAX_FILE_SIZE_LIMIT).replace(' MiB', 'MB')}, in bytes or with a unit (KB, MB), got ${JSON.stringify(text)}`,
+    );
+  }
+  return bytes;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -63,6 +87,7 @@ function parseArgs(argv: readonly string[]): Args {
   let server = false;
   let kubeconfig: string | undefined;
   let context: string | undefined;
+  let maxFileSize = DEFAULT_MAX_FILE_SIZE;
   eachArgument(argv, (a, value) => {
     if (a === '--strict') strict = true;
     else if (a === '--format' || a.startsWith('--format=')) {
@@ -74,12 +99,13 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--server') server = true;
     else if (a === '--kubeconfig' || a.startsWith('--kubeconfig=')) kubeconfig = value();
     else if (a === '--context' || a.startsWith('--context=')) context = value();
+    else if (a === '--max-file-size' || a.startsWith('--max-file-size=')) maxFileSize = parseSize(value());
     else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
     else files.push(a);
   });
   if (files.length === 0) throw new UsageError('no files given');
   if ((kubeconfig !== undefined || context !== undefined) && !server) throw new UsageError('--kubeconfig and --context need --server');
-  return { files, strict, format, crds, dynamoVersion, server, kubeconfig, context };
+  return { files, strict, format, crds, dynamoVersion, server, kubeconfig, context, maxFileSize };
 }
 
 function releaseFor(version: string | undefined): DynamoRelease | undefined {
@@ -125,7 +151,7 @@ export function bundleCrds(...sources: string[]): void {
 function report(args: Args, result: LintResult, io: CliIo): number {
   io.stdout(args.format === 'json' ? formatJson(result) : formatText(result));
   if (args.format === 'text') {
-    for (const n of result.notes) io.stderr(`${n.file}: note: ${n.message}\n`);
+    for (const n of result.notes) io.stderr(`${printableLine(n.file)}: note: ${printableLine(n.message)}\n`);
     const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
     io.stderr(`${plural(result.errors, 'error')}, ${plural(result.warnings, 'warning')} in ${plural(result.files.length, 'file')}\n`);
   }
@@ -134,11 +160,12 @@ function report(args: Args, result: LintResult, io: CliIo): number {
 
 function usageError(e: unknown, io: CliIo): number {
   if (e instanceof UsageError) {
-    io.stderr(`dynamo-constructs lint: ${e.message}\n\n${USAGE}`);
+    // a usage error may name a path from the command line or a directory: shown, never run
+    io.stderr(`dynamo-constructs lint: ${e.message.split('\n').map(printableLine).join('\n')}\n\n${USAGE}`);
     return 2;
   }
   if (e instanceof KubeconfigError) {
-    io.stderr(`dynamo-constructs lint: --server: ${e.message}\n`);
+    io.stderr(`dynamo-constructs lint: --server: ${printableLine(e.message)}\n`);
     return 2;
   }
   throw e;
@@ -152,14 +179,14 @@ export function runLint(argv: readonly string[], io: CliIo): number | Promise<nu
   try {
     const args = parseArgs(argv);
     const crds = new CrdValidator(crdsFrom(args.crds));
-    const sources = readSources(args.files, io);
-    const result = lintSources(sources, { crds, strict: args.strict, release: releaseFor(args.dynamoVersion) });
+    const { sources, unread } = collectSources(args.files, io, { maxFileSize: args.maxFileSize });
+    const result = lintSources(sources, { crds, strict: args.strict, release: releaseFor(args.dynamoVersion), unread });
     if (!args.server) return report(args, result, io);
     const client = new KubeClient(loadKubeconfig(args.kubeconfig, args.context));
     return serverFindings(sources, client)
       .then((server) => report(args, withServerFindings(result, server, args.strict), io))
       .catch((e: Error) => {
-        io.stderr(`dynamo-constructs lint: --server: the API server at ${client.connection.server} did not answer: ${e.message}\n`);
+        io.stderr(`dynamo-constructs lint: --server: the API server at ${printableLine(client.connection.server)} did not answer: ${printableLine(String(e?.message ?? e))}\n`);
         return 2;
       })
       .finally(() => client.close());

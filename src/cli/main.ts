@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-import * as fs from 'fs';
 import { CliIo } from './args';
 import { runLint, USAGE } from './lint-command';
 import { runRehearse } from './rehearse-command';
+import { readAtMost } from './sources';
 
 export { CliIo } from './args';
 export { BUNDLED_CRDS, bundleCrds } from './lint-command';
@@ -27,7 +27,7 @@ if (require.main === module) {
     run(process.argv.slice(2), {
       stdout: (t) => process.stdout.write(t),
       stderr: (t) => process.stderr.write(t),
-      stdin: () => fs.readFileSync(0, 'utf8'),
+      stdin: (maxBytes?: number) => readAtMost(0, maxBytes ?? Number.MAX_SAFE_INTEGER).toString('utf8'),
     }),
   ).then((status) => {
     process.exitCode = status;

@@ -105,7 +105,7 @@ export function runRehearse(argv: readonly string[], io: CliIo): number | Promis
     sources = readSources(parsed.files, io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr(`dynamo-constructs rehearse: ${e.message}\n\n${REHEARSE_USAGE}`);
+      io.stderr(`dynamo-constructs rehearse: ${printable(e.message)}\n\n${REHEARSE_USAGE}`);
       return 2;
     }
     throw e;

@@ -3,6 +3,7 @@ import * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
+import { FileNotRead, readRegularFile as readBoundedFile } from './sources';
 
 /**
  * A small Kubernetes API client for what `dynamo-constructs lint --server` and the cluster
@@ -131,29 +132,20 @@ type Obj = Record<string, any>;
 /** Kubeconfigs, certificates, keys and token files are small; a device or a huge file is not one. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
-function fileType(st: fs.Stats): string {
-  if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isSocket()) return 'a socket';
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  return 'not a regular file';
-}
-
-/** A regular file's bytes; anything else (missing, a device, a FIFO, too large) is a KubeconfigError. */
+/** A regular file's bytes, read as lint reads files; anything else (missing, a device, a FIFO, too large) is a KubeconfigError. */
 function readRegularFile(p: string, what: string): Buffer {
-  let st: fs.Stats;
+  let real: string;
   try {
-    st = fs.statSync(p);
+    real = fs.realpathSync(p);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new KubeconfigError(code === 'ENOENT' ? `${what} ${p} does not exist` : `${what} ${p} cannot be read (${code ?? (e as Error).message})`);
   }
-  if (!st.isFile()) throw new KubeconfigError(`${what} ${p} is ${fileType(st)}; a regular file is needed`);
-  if (st.size > MAX_FILE_BYTES) throw new KubeconfigError(`${what} ${p} is ${st.size} bytes; at most ${MAX_FILE_BYTES} are read`);
   try {
-    return fs.readFileSync(p);
+    return readBoundedFile(real, MAX_FILE_BYTES);
   } catch (e) {
-    throw new KubeconfigError(`${what} ${p} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    if (e instanceof FileNotRead) throw new KubeconfigError(`${what} ${p} ${e.message}`);
+    throw e;
   }
 }
 

@@ -189,8 +189,8 @@ describe('credentials in a kubeconfig are never echoed', () => {
   });
 
   test('files a kubeconfig names must be regular files: a device, a directory or a malformed kubeconfig is a clear error', () => {
-    expect(errorOf(kubeconfig('https://10.1.2.3:6443', '{ client-certificate: /dev/zero, client-key: /dev/zero }'))).toBe('client-certificate /dev/zero is a device; a regular file is needed');
-    expect(errorOf(kubeconfig('https://10.1.2.3:6443', `{ tokenFile: ${JSON.stringify(dir)} }`))).toBe(`tokenFile ${dir} is a directory; a regular file is needed`);
+    expect(errorOf(kubeconfig('https://10.1.2.3:6443', '{ client-certificate: /dev/zero, client-key: /dev/zero }'))).toBe('client-certificate /dev/zero is a character device, not a regular file');
+    expect(errorOf(kubeconfig('https://10.1.2.3:6443', `{ tokenFile: ${JSON.stringify(dir)} }`))).toBe(`tokenFile ${dir} is a directory, not a regular file`);
     const f = path.join(dir, 'odd');
     fs.writeFileSync(f, '- a list\n');
     expect(errorOf(f)).toMatch(/not a kubeconfig: a map with clusters, users and contexts is needed/);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   aggregatedGraphSpec,
   Backend,
@@ -21,6 +24,7 @@ import {
   validate,
 } from '../../src';
 import { lintSources } from '../../src/cli/lint';
+import { collectSources } from '../../src/cli/sources';
 import { dynamoCrds } from '../support/crd';
 import { GUIDE_VERSION } from './helpers';
 
@@ -60,6 +64,19 @@ function fromOptions(fn: () => unknown): Reported[] {
 /** What the rules report for a manifest (paths as `dynamo-constructs lint` prints them). */
 function fromManifest(graph: unknown, objects: unknown[] = []): Reported[] {
   return checkGraphManifest(graph as Record<string, unknown>, objects).map((f) => ({ path: manifestPath(f), message: f.message, rule: f.rule }));
+}
+
+/** What lint reports for a directory holding one good manifest and `entry`, made by `make` (a link, a FIFO...). */
+function fromDirectory(make: (dir: string) => void): Reported[] {
+  const dir = mkdtempSync(join(tmpdir(), 'rules-dir-'));
+  try {
+    writeFileSync(join(dir, 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: c }\n');
+    make(dir);
+    const { sources, unread } = collectSources([dir], { stdout: () => undefined, stderr: () => undefined, stdin: () => '' });
+    return lintSources(sources, { crds: dynamoCrds(), unread }).findings.map((f) => ({ path: f.path, message: f.message, rule: f.rule }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function fromLint(text: string): Reported[] {
@@ -398,6 +415,11 @@ const CASES: Record<Exclude<RuleId, 'server-rejected' | 'server-not-sent'>, Rule
     bad: () => fromLint('apiVersion: v1\nkind: Service\nmetadata: { name: s }\nspec:\n  ports: [{ port: "http" }]\n'),
     good: () => fromLint('apiVersion: v1\nkind: Service\nmetadata: { name: s }\nspec:\n  ports: [{ port: 80 }]\n'),
     expected: { path: 'Service/s.spec.ports[0].port', message: 'must be integer' },
+  },
+  'file-not-read': {
+    bad: () => fromDirectory((dir) => symlinkSync(join(dir, 'gone.yaml'), join(dir, 'b.yaml'))),
+    good: () => fromDirectory((dir) => symlinkSync(join(dir, 'a.yaml'), join(dir, 'b.yaml'))),
+    expected: { path: 'file', message: /dangling/ },
   },
   'yaml-syntax': {
     bad: () => fromLint('apiVersion: v1\nkind: [ConfigMap\n'),

@@ -96,6 +96,11 @@ export const RULES = {
     catches: "a document lint --server does not send: its apiVersion, kind, namespace or name is outside Kubernetes' grammar and would change the request path",
     fix: 'write apiVersion as <group>/<version>, kind as a letter followed by letters and digits, the namespace as a DNS label and the name as a DNS subdomain',
   },
+  'file-not-read': {
+    severity: 'error',
+    catches: 'a path lint was given or found that it does not read: not a regular file (FIFO, socket, device, directory), a dangling or looping link, a link out of the directory given, a file over the size limit, or a read error',
+    fix: 'lint regular files inside the directory; raise --max-file-size; fix the permission',
+  },
   'crd-schema': { severity: 'error', catches: 'a DynamoGraphDeployment or DynamoGraphDeploymentRequest the CRD schema refuses', fix: 'fix the field the message names' },
   'kubernetes-schema': { severity: 'error', catches: 'a core Kubernetes object that does not validate', fix: 'fix the field the message names' },
   'yaml-syntax': { severity: 'error', catches: 'a file that is not valid YAML, or a document that is not a Kubernetes object', fix: 'fix the YAML at the position given' },
