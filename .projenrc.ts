@@ -104,6 +104,8 @@ jestConfig.globalTeardown = '<rootDir>/test/support/global-teardown.ts';
 // the conformance suite's virtualenvs live in .cache/: not part of the module map
 jestConfig.modulePathIgnorePatterns = ['<rootDir>/.cache/'];
 jestConfig.testMatch = ['<rootDir>/test/**/*.test.ts'];
+// packing and installing the tarball takes minutes: its own suite (`npm run test:package`), which CI runs
+jestConfig.testPathIgnorePatterns = ['/node_modules/', '<rootDir>/test/package.test.ts'];
 jestConfig.transform = { '^.+\\.[t]sx?$': ['@swc/jest', {}] };
 jestConfig.moduleNameMapper = {
   '^dynamo-constructs$': '<rootDir>/src/index.ts',
@@ -152,6 +154,12 @@ project.addTask('test:cluster', {
 project.addTask('test:rehearse', {
   description: 'Rehearse the disaggregated (1.6.1) and aggregated (0.9.0) examples with the mocker, locally',
   exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json test/rehearsal/run.ts',
+});
+
+// `npm run test:package`: the library built, packed and installed into fresh consumer projects (test/package.test.ts).
+project.addTask('test:package', {
+  description: 'Build and pack the library, install the tarball into fresh projects, and use it',
+  exec: 'jest --ci --testPathIgnorePatterns /node_modules/ --runTestsByPath test/package.test.ts',
 });
 
 // `npm run bench`: the library against cdk8s and Pulumi alone, on the built package (BENCHMARKS.md).

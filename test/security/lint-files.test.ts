@@ -6,6 +6,7 @@ import { buildSync } from 'esbuild';
 import { CrdValidator } from '../../src/cli/crd-schema';
 import { LintFinding, LintNote, lintSources, parseDocuments } from '../../src/cli/lint';
 import { run } from '../../src/cli/main';
+import { SMALL_CRD } from '../support/crd';
 
 /**
  * `dynamo-constructs lint` on files it did not choose: a directory holding a FIFO, a device, links
@@ -28,24 +29,6 @@ jest.mock('../../src/core', () => {
     },
   };
 });
-
-/**
- * What is read does not depend on the CRDs, and compiling Dynamo's costs seconds per run: the
- * command is given a small one.
- */
-const SMALL_CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: { name: widgets.example.com }
-spec:
-  group: example.com
-  names: { kind: Widget, plural: widgets }
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema: { openAPIV3Schema: { type: object } }
-`;
 
 /** A ConfigMap whose `data` is not a map: one kubernetes-schema finding, so a file read is seen to be read. */
 const configMap = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${JSON.stringify(name)}\ndata: 5\n`;

@@ -7,6 +7,7 @@ import { serverFindings } from '../../src/cli/lint-server';
 import { run } from '../../src/cli/main';
 import { KubeClient, KubeRequestRefused, loadKubeconfig } from '../../src/cli/server';
 import { DISCOVERY, FakeApiServer, startFakeApiServer } from '../support/fake-apiserver';
+import { SMALL_CRD } from '../support/crd';
 
 /**
  * `lint --server` against a recording API server: a manifest cannot choose what is requested
@@ -48,23 +49,6 @@ async function lintServer(yaml: string): Promise<LintFinding[]> {
 const DISCOVERY_PATH = /^\/api\/[a-z0-9]+$|^\/apis\/[a-z0-9.-]+\/[a-z0-9]+$/;
 const dryRunOf = (url: string) => new URL(url, 'https://x').searchParams.getAll('dryRun');
 
-/**
- * The command line compiles the CRDs it is given on every run (seconds for Dynamo's), and what
- * it sends does not depend on them: it is given a small one, so Dynamo objects are sent unchecked.
- */
-const SMALL_CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: { name: widgets.example.com }
-spec:
-  group: example.com
-  names: { kind: Widget, plural: widgets }
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema: { openAPIV3Schema: { type: object } }
-`;
 const CLI_TIMEOUT = 30_000;
 
 /** `dynamo-constructs lint --server` in-process, the manifest on standard input. */
