@@ -403,7 +403,7 @@ async function fetchFromHub(python: string, model: string, o: RehearseOptions, s
 }
 
 /** The model directory a rehearsal reads: `--tokenizer DIR`, checked and copied. */
-function tokenizerDir(dir: string, into: string, say: (line: string) => void): void {
+export function tokenizerDir(dir: string, into: string, say: (line: string) => void): void {
   let stat: fs.Stats | undefined;
   try {
     stat = fs.statSync(dir);

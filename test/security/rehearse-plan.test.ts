@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexObjects, manifestModel, releaseOf } from '../../src';
-import { rehearse } from '../../src/cli/rehearse';
+import { rehearse, tokenizerDir } from '../../src/cli/rehearse';
 import { planRehearsal, RehearsalError } from '../../src/cli/rehearse-plan';
 import { manifestVariable } from '../../src/cli/rehearse-policy';
 import { addEnv, component, disaggregated16, hostileEnv, hostileFrontendFlags, mainContainer, mockerGraph16 } from '../support/hostile';
@@ -172,4 +173,22 @@ describe('the rehearsal refuses before it starts anything', () => {
     const notDir = await refusal(toYaml([graph]), { tokenizer: join(dir, 'file'), hostNetwork: true });
     expect(notDir.error.message).toMatch(/--tokenizer .*file: not a directory/);
   });
+});
+
+test('a --tokenizer folder is copied file by file: folders, FIFOs and other entries are skipped and named, links to files followed', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-tokenizer-'));
+  try {
+    const model = join(dir, 'model');
+    mkdirSync(join(model, 'original'), { recursive: true });
+    writeFileSync(join(model, 'tokenizer.json'), '{}');
+    writeFileSync(join(dir, 'config-elsewhere.json'), '{}');
+    symlinkSync(join(dir, 'config-elsewhere.json'), join(model, 'config.json'));
+    execFileSync('mkfifo', [join(model, 'pipe.json')]);
+    const said: string[] = [];
+    tokenizerDir(model, join(dir, 'copy'), (l) => said.push(l));
+    expect(readdirSync(join(dir, 'copy')).sort()).toEqual(['config.json', 'tokenizer.json']);
+    expect(said).toEqual(['--tokenizer: not copied (only the directory\'s own files are read): original (a directory), pipe.json (not a regular file)']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
