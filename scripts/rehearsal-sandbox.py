@@ -83,8 +83,11 @@ def child_setup():
 
 
 class Keeper:
-    def __init__(self, run_dir):
+    def __init__(self, run_dir, isolated):
         self.run_dir = run_dir
+        # isolated, the PID namespace takes every process with the keeper, and the request forwarder's
+        # threads make a function run between fork and exec unsafe: only the host needs the death signal
+        self.child_setup = None if isolated else child_setup
         self.children = {}  # pid -> name
         self.groups = set()
         self.stopping = False
@@ -105,7 +108,7 @@ class Keeper:
                     stdout=fd,
                     stderr=fd,
                     start_new_session=True,
-                    preexec_fn=child_setup,
+                    preexec_fn=self.child_setup,
                     close_fds=True,
                 )
             finally:
@@ -248,7 +251,7 @@ def main():
         drop_privileges()
     else:
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    keeper = Keeper(run_dir)
+    keeper = Keeper(run_dir, isolated)
     # the rehearsal's terminal signals go to the rehearsal; the keeper answers to its commands and to EOF
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
