@@ -39,7 +39,7 @@ export interface RehearseOptions {
   readonly requestTimeout: number;
   /** SLA targets to print next to the measurements. @default - the graph's planner's */
   readonly sla?: { readonly ttftMs: number; readonly itlMs: number };
-  /** Where virtualenvs are cached. @default ${XDG_CACHE_HOME:-~/.cache}/dynamo-constructs/rehearse */
+  /** Where virtualenvs are cached. @default $DYNAMO_CONSTRUCTS_CACHE/rehearse, else ${XDG_CACHE_HOME:-~/.cache}/dynamo-constructs/rehearse */
   readonly cacheDir?: string;
   /** Copy every process's log here when it ends. @default - logs are removed with the run */
   readonly keepLogs?: string;
@@ -115,6 +115,11 @@ function knownRelease(version: string): DynamoRelease {
   return release;
 }
 
+/** The library's cache directory, outside any clone: $DYNAMO_CONSTRUCTS_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/dynamo-constructs. */
+export function userCache(): string {
+  return process.env.DYNAMO_CONSTRUCTS_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'dynamo-constructs');
+}
+
 /** A Python of the wanted `X.Y` version: the given one, else `pythonX.Y` on PATH, else pyenv's newest. */
 export function pythonOf(wanted: string, given: string | undefined): string {
   const ok = (p: string) => spawnSync(p, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' });
@@ -135,7 +140,7 @@ export function rehearsalPython(version: string, o: Pick<RehearseOptions, 'pytho
 }
 
 function ensureVenv(version: string, release: DynamoRelease, o: Pick<RehearseOptions, 'python' | 'cacheDir'>, say: (line: string) => void): string {
-  const root = o.cacheDir ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'dynamo-constructs', 'rehearse');
+  const root = o.cacheDir ?? path.join(userCache(), 'rehearse');
   const dir = path.join(root, `venv-${version}`);
   const python = path.join(dir, 'bin', 'python');
   const packages = [`ai-dynamo==${version}`, ...release.localRun.packages];

@@ -8,12 +8,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Testing } from 'cdk8s';
 import { EXAMPLES } from '../../examples';
 import { Backend, disaggregatedGraphSpec, renderGraph, Router } from '../../src';
-import { pythonOf, rehearsalPython, rehearse } from '../../src/cli/rehearse';
+import { pythonOf, rehearsalPython, rehearse, userCache } from '../../src/cli/rehearse';
 import { RehearsalError } from '../../src/cli/rehearse-plan';
 import { toYaml } from '../support/manifests';
 import { hostileRehearsals } from '../security/rehearse-hostile';
@@ -32,7 +32,7 @@ const CASES = [
 
 /** AIPerf in its own cached virtualenv (next to the rehearsal's), installed on first use. */
 function aiperfExecutable(say: (line: string) => void): string {
-  const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dynamo-constructs', 'rehearse', `venv-${AIPERF.replace('==', '-')}`);
+  const dir = join(userCache(), 'rehearse', `venv-${AIPERF.replace('==', '-')}`);
   const bin = join(dir, 'bin', 'aiperf');
   const stamp = join(dir, '.installed');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === AIPERF && existsSync(bin)) return bin;
