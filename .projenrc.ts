@@ -156,6 +156,13 @@ project.addTask('test:rehearse', {
   exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json test/rehearsal/run.ts',
 });
 
+// `npm run test:sla`: the planned example's whole SLA loop, rehearsed with the real planner,
+// prometheus-operator, Prometheus and kube-apiserver (test/sla/; peers built into the user's cache).
+project.addTask('test:sla', {
+  description: 'Rehearse the 1.6.1 planned example\'s SLA loop: scale up and down, panels on live data, alerts slow and fast',
+  exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json test/sla/run.ts',
+});
+
 // `npm run test:package`: the library built, packed and installed into fresh consumer projects (test/package.test.ts).
 project.addTask('test:package', {
   description: 'Build and pack the library, install the tarball into fresh projects, and use it',

@@ -65,6 +65,15 @@ class CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
+def mount_pod_files(pod_files):
+    """A private /run whose /run/secrets/kubernetes.io/serviceaccount is the run's folder: a pod's in-cluster credentials."""
+    flags = 0
+    if libc.mount(b"tmpfs", b"/run", b"tmpfs", flags, b"mode=0755") != 0:
+        raise OSError(ctypes.get_errno(), "mount tmpfs on /run")
+    os.makedirs("/run/secrets/kubernetes.io", exist_ok=True)
+    os.symlink(pod_files, "/run/secrets/kubernetes.io/serviceaccount")
+
+
 def drop_privileges():
     """No capability left, none to regain (no_new_privs): what the namespace's root could do, nobody here can."""
     for cap in range(64):
@@ -201,8 +210,10 @@ class Keeper:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
-def forward(unix_path, port):
-    """Connections to a Unix socket in the run's directory, carried to 127.0.0.1:port (the rehearsal's own requests)."""
+def forward(unix_path, port, host="127.0.0.1"):
+    """Connections to a Unix socket in the run's directory, carried to host:port on loopback (the rehearsal's own requests)."""
+    if not host.startswith("127.") or len(host.split(".")) != 4 or not all(p.isdigit() and int(p) < 256 for p in host.split(".")):
+        raise ValueError("the forwarder reaches loopback addresses only")
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(unix_path)
     os.chmod(unix_path, 0o600)
@@ -231,7 +242,7 @@ def forward(unix_path, port):
             except OSError:
                 return
             try:
-                upstream = socket.create_connection(("127.0.0.1", port), timeout=10)
+                upstream = socket.create_connection((host, port), timeout=10)
                 upstream.settimeout(None)
             except OSError:
                 client.close()
@@ -248,6 +259,8 @@ def main():
     run_dir = args[args.index("--run-dir") + 1]
     if isolated:
         loopback_up()
+        if "--pod-files" in args:
+            mount_pod_files(args[args.index("--pod-files") + 1])
         drop_privileges()
     else:
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -288,8 +301,12 @@ def main():
                     elif op == "signal":
                         keeper.signal_name(cmd["name"], signal.Signals["SIG" + cmd["signal"]])
                     elif op == "forward":
-                        forward(cmd["unix"], int(cmd["port"]))
-                        emit({"ev": "forwarding", "unix": cmd["unix"]})
+                        try:
+                            forward(cmd["unix"], int(cmd["port"]), cmd.get("host", "127.0.0.1"))
+                        except (OSError, ValueError) as e:
+                            emit({"ev": "error", "error": f"forwarding {cmd['unix']}: {e}"})
+                        else:
+                            emit({"ev": "forwarding", "unix": cmd["unix"]})
                     elif op == "stop":
                         keeper.stop(float(cmd.get("grace", 10)))
             keeper.reap()

@@ -168,10 +168,10 @@ test('the dynamo-constructs command lints with the CRDs bundled in the package',
   expect(broken.stdout).toMatch(/\[crd-schema\]$/m);
 }, 120_000);
 
-test('the tarball holds the build, the README, the license, the stand-in model script `rehearse --tokenizer` uses and the rehearsal\'s process keeper, and none of the repository\'s tooling', () => {
+test('the tarball holds the build, the README, the license, the stand-in model script `rehearse --tokenizer` uses, the rehearsal\'s process keeper and the peer build `rehearse --sla` points to, and none of the repository\'s tooling', () => {
   const listing = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))[0];
   const files: string[] = listing.files.map((f: { path: string }) => f.path);
-  const shipped = ['README.md', 'LICENSE', 'package.json', 'scripts/make-tiny-model.py', 'scripts/rehearsal-sandbox.py'];
+  const shipped = ['README.md', 'LICENSE', 'package.json', 'scripts/make-tiny-model.py', 'scripts/rehearsal-sandbox.py', 'scripts/build-peers.sh'];
   expect(files).toEqual(expect.arrayContaining(shipped));
   expect(files.filter((f) => !f.startsWith('lib/') && !shipped.includes(f))).toEqual([]);
 });

@@ -7,9 +7,10 @@ import {
   IObservable,
   IPrometheusRelease,
   ObservabilityOptions,
+  PodMonitorOptions,
   grafanaDashboardConfigMap,
   renderObservability,
-  renderPodMonitors,
+  renderDeploymentPodMonitors,
   renderSlaAlerts,
   SlaAlertOptions,
   slaAlertsMetadata,
@@ -95,20 +96,24 @@ export class SlaAlerts extends Construct {
   }
 }
 
-export interface PodMonitorsProps {
-  /** The deployment whose frontend, workers and planner to scrape. */
+export interface PodMonitorsProps extends PodMonitorOptions {
+  /** The deployment whose frontend, workers and planner to scrape (a `DynamoGraph` once its components are added). */
   readonly deployment: IObservable;
   /** The Prometheus stack that should select them (its release label). @default - release `prometheus` */
   readonly prometheus?: IPrometheusRelease;
 }
 
-/** PodMonitors for a graph's frontend (`http`), workers (`system`) and planner (`metrics`) ports. */
+/**
+ * PodMonitors for a graph's frontend (`http`), workers (`system`) and planner (`metrics`) ports,
+ * as Dynamo's platform chart of the graph's release writes them, at an interval that fits its planner.
+ */
 export class PodMonitors extends Construct {
   public readonly apiObjects: ApiObject[];
 
   constructor(scope: Construct, id: string, props: PodMonitorsProps) {
     super(scope, id);
-    const objects = renderPodMonitors({ graph: props.deployment._observedGraph() }, props.prometheus);
+    const { deployment, prometheus, ...options } = props ?? ({} as PodMonitorsProps);
+    const objects = renderDeploymentPodMonitors(deployment, prometheus, options);
     this.apiObjects = objects.map((o) => apiObjectFromCore(this, `${o.kind}-${o.metadata.name}`, o));
   }
 }

@@ -93,7 +93,7 @@ export interface RehearsalResult {
 }
 
 /** The Dynamo version a graph runs: its images' tag, else a runtimeVersionOverride, else the option. */
-function versionOf(graph: Record<string, unknown>, fallback: string | undefined): string {
+export function versionOf(graph: Record<string, unknown>, fallback: string | undefined): string {
   const found = new Set<string>();
   const visit = (v: unknown, key?: string) => {
     if (typeof v === 'string') {
@@ -109,7 +109,7 @@ function versionOf(graph: Record<string, unknown>, fallback: string | undefined)
   throw new RehearsalError(`its images name several Dynamo releases (${[...found].join(', ')}); pass --dynamo-version`);
 }
 
-function knownRelease(version: string): DynamoRelease {
+export function knownRelease(version: string): DynamoRelease {
   const release = releaseOfVersion(version);
   if (!release) throw new RehearsalError(`Dynamo ${version} is not a release the library knows (${Object.keys(RELEASES).map((l) => `${l}.x`).join(', ')})`);
   return release;
@@ -169,14 +169,14 @@ export interface Measured {
   readonly error?: string;
 }
 
-const percentile = (values: number[], p: number) => {
+export const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 };
-const fmt = (v: number | undefined) => (v === undefined ? '-' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
+export const fmt = (v: number | undefined) => (v === undefined ? '-' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
 
 /** The aiperf to send the requests with, and its version; undefined: plain HTTP. */
-function findAiperf(o: RehearseOptions): { bin: string; version: string } | undefined {
+export function findAiperf(o: Pick<RehearseOptions, 'loadGenerator' | 'aiperf'>): { bin: string; version: string } | undefined {
   const mode = o.loadGenerator ?? 'auto';
   if (mode === 'http') return undefined;
   const bin = o.aiperf ?? 'aiperf';
@@ -191,7 +191,7 @@ function findAiperf(o: RehearseOptions): { bin: string; version: string } | unde
 }
 
 /** The tokenizer AIPerf counts with, where a stand-in model takes the model's place (a cache id: AIPerf reads no local paths offline). */
-const STAND_IN_TOKENIZER = 'dynamo-constructs/stand-in';
+export const STAND_IN_TOKENIZER = 'dynamo-constructs/stand-in';
 
 /** AIPerf's per-request records (`profile_export.jsonl`), as measurements in the order the requests started. */
 export function aiperfRecords(jsonl: string, requests: number): Measured[] {
@@ -217,7 +217,7 @@ export function aiperfRecords(jsonl: string, requests: number): Measured[] {
 }
 
 /** How many files in a directory hold a complete JSON document (a card being written does not count). */
-function completeCards(dir: string): number {
+export function completeCards(dir: string): number {
   if (!fs.existsSync(dir)) return 0;
   let n = 0;
   for (const f of fs.readdirSync(dir)) {
@@ -233,9 +233,9 @@ function completeCards(dir: string): number {
 
 
 /** Where a rehearsal's processes are reached: a Unix socket forwarded into the sandbox, or a port on the host's loopback. */
-type Target = { readonly socketPath: string } | { readonly host: string; readonly port: number };
+export type Target = { readonly socketPath: string } | { readonly host: string; readonly port: number };
 
-function get(target: Target, urlPath: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+export function get(target: Target, urlPath: string, timeoutMs: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get({ ...target, path: urlPath, timeout: timeoutMs }, (res) => {
       let body = '';
@@ -252,7 +252,7 @@ function get(target: Target, urlPath: string, timeoutMs: number): Promise<{ stat
 }
 
 /** One streaming chat completion: time to the first content chunk, and the mean gap between the rest. */
-function chat(target: Target, model: string, prompt: string, o: RehearseOptions, signal: AbortSignal): Promise<Measured> {
+export function chat(target: Target, model: string, prompt: string, o: Pick<RehearseOptions, 'maxTokens' | 'requestTimeout'>, signal: AbortSignal): Promise<Measured> {
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: prompt }], max_tokens: o.maxTokens, stream: true });
   const started = process.hrtime.bigint();
   const ms = (t: bigint) => Number(t - started) / 1e6;
@@ -320,7 +320,7 @@ class HeldPort {
 }
 
 /** Files a model directory holds that a rehearsal copies: regular files (or links to them) at its top level. */
-function copyModelFiles(from: string, to: string): string[] {
+export function copyModelFiles(from: string, to: string): string[] {
   fs.mkdirSync(to, { recursive: true });
   const skipped: string[] = [];
   for (const entry of fs.readdirSync(from).sort()) {
@@ -342,7 +342,7 @@ function copyModelFiles(from: string, to: string): string[] {
 }
 
 /** Places a model directory in a Hugging Face cache under a model id (1.x reads it there offline). */
-function placeInHubCache(home: string, model: string, dir: string): void {
+export function placeInHubCache(home: string, model: string, dir: string): void {
   const revision = '0'.repeat(40);
   const repo = path.join(home, 'hub', `models--${model.replace(/\//g, '--')}`);
   const snapshot = path.join(repo, 'snapshots', revision);
@@ -356,7 +356,7 @@ function placeInHubCache(home: string, model: string, dir: string): void {
 const HUB_PATTERNS = ['*.json', '*.jinja', '*.model', '*.tiktoken', '*.txt'];
 
 /** A `KEY=value` of the user's own environment, when it is there. */
-function fromUser(names: readonly string[]): Record<string, string> {
+export function fromUser(names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const n of names) {
     const v = process.env[n];
@@ -366,7 +366,7 @@ function fromUser(names: readonly string[]): Record<string, string> {
 }
 
 /** What every process needs of the user's environment: locale and time zone. */
-const LOCALE = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'LC_NUMERIC', 'LC_TIME', 'TZ'];
+export const LOCALE = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'LC_NUMERIC', 'LC_TIME', 'TZ'];
 /** How the user reaches the Hugging Face hub: their proxies, certificates, hub mirror and cache. */
 const HUB_ACCESS = ['HF_ENDPOINT', 'HF_HOME', 'HF_HUB_CACHE', 'XDG_CACHE_HOME', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'];
 
@@ -375,7 +375,7 @@ const HUB_ACCESS = ['HF_ENDPOINT', 'HF_HOME', 'HF_HUB_CACHE', 'XDG_CACHE_HOME', 
  * as the user (their proxies, mirror and cache), with their token only when asked; returns the
  * local directory. Nothing of the manifest but the model id (checked to be one) takes part.
  */
-async function fetchFromHub(python: string, model: string, o: RehearseOptions, say: (line: string) => void): Promise<string> {
+export async function fetchFromHub(python: string, model: string, o: Pick<RehearseOptions, 'hfTokenFromEnv' | 'signal'>, say: (line: string) => void): Promise<string> {
   say(`fetching ${model}'s tokenizer and config from the Hugging Face hub${o.hfTokenFromEnv ? ' (with HF_TOKEN)' : ''}`);
   const script = ['import sys', 'from huggingface_hub import snapshot_download', 'print(snapshot_download(repo_id=sys.argv[1], allow_patterns=sys.argv[2:]))'].join('\n');
   const env: Record<string, string> = {
@@ -425,7 +425,7 @@ export function tokenizerDir(dir: string, into: string, say: (line: string) => v
 /** The signal numbers of the signals a rehearsal is stopped with, for exit statuses (128 + n). */
 export const SIGNAL_NUMBERS: Readonly<Record<string, number>> = { SIGINT: 2, SIGTERM: 15 };
 
-function describeEnding(s: Started): string {
+export function describeEnding(s: Started): string {
   return s.ending?.signal ? `was killed by ${s.ending.signal}` : `exited (${s.ending?.code})`;
 }
 

@@ -46,15 +46,17 @@ interface KeeperEvent {
   readonly signal?: string | null;
   readonly error?: string;
   readonly isolated?: boolean;
+  readonly unix?: string;
 }
 
 export class SandboxError extends Error {}
 
 export class Sandbox {
   /** Starts the keeper; resolves once it is ready. */
-  public static async start(o: { python: string; runDir: string; isolated: boolean; env: Record<string, string> }): Promise<Sandbox> {
+  public static async start(o: { python: string; runDir: string; isolated: boolean; env: Record<string, string>; podFiles?: string }): Promise<Sandbox> {
     if (!fs.existsSync(KEEPER_SCRIPT)) throw new SandboxError(`the rehearsal's process keeper is missing (${KEEPER_SCRIPT}); reinstall dynamo-constructs`);
-    const keeperArgs = ['-I', KEEPER_SCRIPT, '--run-dir', o.runDir, ...(o.isolated ? ['--isolated'] : [])];
+    if (o.podFiles !== undefined && !o.isolated) throw new SandboxError('pod files (/var/run/secrets/kubernetes.io/serviceaccount) need the private namespaces');
+    const keeperArgs = ['-I', KEEPER_SCRIPT, '--run-dir', o.runDir, ...(o.isolated ? ['--isolated'] : []), ...(o.podFiles !== undefined ? ['--pod-files', o.podFiles] : [])];
     // its own session: a Ctrl-C at the terminal reaches the rehearsal, which decides
     const child = o.isolated
       ? spawn('unshare', [...UNSHARE, o.python, ...keeperArgs], { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: o.env })
@@ -157,11 +159,16 @@ export class Sandbox {
     return s;
   }
 
-  /** Carries connections to a Unix socket (in the run's directory) to a port on the sandbox's loopback. */
-  public async forward(unix: string, port: number): Promise<void> {
-    const reply = this.next((e) => e.ev === 'forwarding', 10_000, 'the request forwarder did not start');
-    this.send({ op: 'forward', unix, port });
+  /** Carries connections to a Unix socket (in the run's directory) to a port on the sandbox's loopback (127.0.0.1 unless `host` says which). */
+  public async forward(unix: string, port: number, host = '127.0.0.1'): Promise<void> {
+    const reply = this.next((e) => e.ev === 'forwarding' && e.unix === unix, 10_000, 'the request forwarder did not start');
+    this.send({ op: 'forward', unix, port, host });
     await reply;
+  }
+
+  /** Sends a signal (`TERM`, `KILL`) to a started process's group; its end is reported like any other. */
+  public signal(name: string, signal: 'TERM' | 'KILL'): void {
+    this.send({ op: 'signal', name, signal });
   }
 
   /** Every process started so far. */

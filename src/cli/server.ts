@@ -344,6 +344,11 @@ export interface KubeClientOptions {
    * @default 'dry-run'
    */
   readonly access?: KubeAccess;
+  /**
+   * Connect through this Unix socket instead of the server's host and port (the rehearsal's
+   * private API server, forwarded out of its network); TLS and the URL stay the server's.
+   */
+  readonly socketPath?: string;
 }
 
 /** A request the client does not send, and why. */
@@ -374,6 +379,7 @@ export class KubeClient {
   public readonly connection: KubeConnection;
   public readonly access: KubeAccess;
   private readonly agent: https.Agent;
+  private readonly socketPath?: string;
   private readonly basePath: string;
   private readonly discovered = new Map<string, Promise<Discovered>>();
 
@@ -384,6 +390,7 @@ export class KubeClient {
     this.connection = { ...connection, server };
     this.basePath = new URL(server).pathname.replace(/\/+$/, '');
     this.access = options.access ?? 'dry-run';
+    this.socketPath = options.socketPath;
     this.agent = new https.Agent({
       ca: connection.ca,
       cert: connection.cert,
@@ -434,7 +441,7 @@ export class KubeClient {
       headers['Content-Length'] = Buffer.byteLength(body);
     }
     return new Promise((resolve, reject) => {
-      const req = https.request(url, { method, headers, agent: this.agent, timeout: 60_000 }, (res) => {
+      const req = https.request(url, { method, headers, agent: this.agent, timeout: 60_000, ...(this.socketPath ? { socketPath: this.socketPath } : {}) }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {

@@ -285,9 +285,10 @@ export class Dashboards {
       .withRow(new s.dashboard.RowBuilder('Traffic and latency'))
       .withPanel(p.timeseries('Request rate', 'Requests per second at the frontend, by model', 'reqps', [[`sum by (model) (${rate('dynamo_frontend_requests_total')})`, '{{model}}']]))
       .withPanel(
-        p.timeseries('Errors', 'Failed requests per second at the frontend, and errors per worker', 'reqps', [
-          [`sum(${rate('dynamo_frontend_requests_total', `${MODEL}, status!="success"`)})`, 'frontend'],
-          [`sum by (pod) (${rate('dynamo_component_errors_total', NS)})`, '{{pod}}'],
+        // errors are counted once there are some: `or ... * 0` draws a zero line while requests flow without any
+        p.timeseries('Errors', 'Failed requests per second at the frontend, and errors per pod', 'reqps', [
+          [`sum(${rate('dynamo_frontend_requests_total', `${MODEL}, status!="success"`)}) or (sum(${rate('dynamo_frontend_requests_total')}) * 0)`, 'frontend'],
+          [`sum by (pod) (${rate('dynamo_component_errors_total', NS)}) or (sum by (pod) (up{${NS}}) * 0)`, '{{pod}}'],
         ]),
       )
       .withPanel(p.timeseries('Time to first token', `p50, p95 and p99 TTFT; the line is the SLA target (${options.sla.ttftMs} ms)`, 's', latency('dynamo_frontend_time_to_first_token_seconds'), options.sla.ttftMs))

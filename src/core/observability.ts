@@ -1,11 +1,12 @@
-import { checkBoolean, checkDnsLabel, checkKnownKeys, checkNumber, isPlainObject, optionKeys } from './checks';
+import { checkBoolean, checkDnsLabel, checkInteger, checkKnownKeys, checkNumber, isPlainObject, optionKeys } from './checks';
 import { Dashboard, Dashboards, renderDashboardConfigMap } from './dashboards';
 import { Diagnostics, show } from './errors';
 import { GraphSpec } from './graph';
 import { KubeObject } from './k8s';
 import type { PlannerOptions } from './planner';
+import { podLabelMetaLabel } from './rules/monitoring';
 import { checkSlaTargets, SlaTargets } from './sla-targets';
-import { dynamoVersionOf } from './versions';
+import { DEFAULT_DYNAMO_VERSION, DynamoRelease, dynamoVersionOf, lookupRelease, PodMonitorRelease, releaseOf, releaseOfVersion } from './versions';
 
 /**
  * A graph as monitoring sees it: where its pods run and how they are named.
@@ -18,6 +19,11 @@ export interface ObservedGraph {
   readonly frontendService: string;
   /** Service name of the planner, when the graph has one. */
   readonly plannerService?: string;
+  /**
+   * The planner's adjustment interval, the window of its `increase(...[W])` queries, when
+   * set; a planner without one uses its release's default (180 s).
+   */
+  readonly plannerAdjustmentIntervalSeconds?: number;
   /** The SLA the graph is planned for (planner targets or an SLA request), when it has one. */
   readonly sla?: SlaTargets;
   /** The Dynamo release the graph runs, whose metric names dashboards query. */
@@ -75,11 +81,14 @@ export function observedGraphOf(spec: GraphSpec): ObservedGraph {
   const frontend = spec.components.find((c) => c.kind === 'frontend');
   const planner = spec.components.find((c) => c.kind === 'planner');
   const p = planner?.kind === 'planner' && isPlainObject(planner.options) ? (planner.options as PlannerOptions) : undefined;
+  const interval = p?.adjustmentIntervalSeconds;
   return {
     graphName: spec.name,
     namespace: spec.namespace,
     frontendService: frontend?.name ?? 'Frontend',
     plannerService: planner?.name,
+    // read before validation too (for the SLA): only a value the planner would take
+    plannerAdjustmentIntervalSeconds: typeof interval === 'number' && Number.isInteger(interval) && interval > 0 ? interval : undefined,
     sla: typeof p?.ttftMs === 'number' && typeof p?.itlMs === 'number' ? { ttftMs: p.ttftMs, itlMs: p.itlMs } : undefined,
     dynamoVersion: dynamoVersionOf(spec.options),
   };
@@ -204,46 +213,146 @@ export function renderSlaAlerts(g: ObservedGraph, o: SlaAlertOptions): KubeObjec
   };
 }
 
-/** A component's metrics port, as the Dynamo operator names it. */
-const MONITORED: readonly { component: 'frontend' | 'worker' | 'planner'; port: string }[] = [
-  { component: 'frontend', port: 'http' },
-  { component: 'worker', port: 'system' },
-  { component: 'planner', port: 'metrics' },
-];
+/** The planner window a graph's monitors must fit: its adjustment interval, or the release default. */
+export function plannerWindowSeconds(g: ObservedGraph): number | undefined {
+  if (g.plannerService === undefined) return undefined;
+  const release = releaseOfVersion(g.dynamoVersion) ?? releaseOf(DEFAULT_DYNAMO_VERSION);
+  return g.plannerAdjustmentIntervalSeconds ?? release.planner.defaults.adjustmentIntervalSeconds;
+}
 
 /**
- * PodMonitors for Dynamo pods: per graph (pods labelled `app.kubernetes.io/part-of: <graph>`)
- * or, without a graph, for every Dynamo pod in the cluster (what the platform chart's own
- * monitors do).
+ * Seconds between scrapes of a graph's pods: the release line's (what Dynamo's platform chart
+ * uses), and with a planner at most half its adjustment interval (whole seconds, at least 1),
+ * so that every window of the planner's `increase(...[W])` holds two samples or more.
  */
-export function renderPodMonitors(
-  scope: { graph?: ObservedGraph; namespace?: string },
-  prometheus: IPrometheusRelease | undefined,
-  interval = '30s',
-): KubeObject[] {
+export function podMonitorIntervalSeconds(release: DynamoRelease, graph?: ObservedGraph): number {
+  const line = release.monitoring.scrapeIntervalSeconds;
+  const window = graph && plannerWindowSeconds(graph);
+  return window === undefined ? line : Math.max(1, Math.min(line, Math.floor(window / 2)));
+}
+
+/** Options of the PodMonitors of one graph. */
+export interface PodMonitorOptions {
+  /**
+   * Seconds between scrapes. A graph with a planner needs at most half the planner's
+   * adjustment interval: its `increase(...[W])` over fewer than two samples is often empty.
+   * @default - the release line's (5 on 1.x, 30 on 0.x, as Dynamo's platform chart), and for
+   * a graph with a planner at most half its adjustment interval (whole seconds, at least 1)
+   */
+  readonly scrapeIntervalSeconds?: number;
+}
+
+const POD_MONITOR_KEYS = optionKeys<PodMonitorOptions>()('scrapeIntervalSeconds');
+
+/** Checks a graph's PodMonitor options: the interval a whole number of seconds that fits the planner's window. */
+export function checkPodMonitorOptions(d: Diagnostics, path: string, o: PodMonitorOptions, graph: ObservedGraph | undefined): void {
+  const at = (key: string) => (path === '' ? key : `${path}.${key}`);
+  checkKnownKeys(d, path, o, POD_MONITOR_KEYS);
+  // the release decides what the monitors look like
+  if (graph) lookupRelease(d, at('deployment.dynamoVersion'), graph.dynamoVersion);
+  const interval = o.scrapeIntervalSeconds;
+  if (!checkInteger(d, at('scrapeIntervalSeconds'), interval, 1, 'a whole number of seconds >= 1') || interval === undefined) return;
+  const window = graph && plannerWindowSeconds(graph);
+  if (window === undefined || window >= 2 * interval) return;
+  const source = graph!.plannerAdjustmentIntervalSeconds === undefined ? " (the planner's default)" : '';
+  const allowed = Math.floor(window / 2);
+  d.error(
+    at('scrapeIntervalSeconds'),
+    `is ${interval}, but the planner's adjustment interval is ${window} s${source}: its increase(...[${window}s]) queries need at least two scrapes in each window, ` +
+      (allowed >= 1
+        ? `so scrapeIntervalSeconds may be at most ${allowed}; lower it, or raise the planner's adjustmentIntervalSeconds to at least ${2 * interval}`
+        : `which no whole-second interval gives; raise the planner's adjustmentIntervalSeconds to at least ${2 * interval}`),
+    'option-conflict',
+  );
+}
+
+/** What PodMonitors scrape: one graph's pods, or every Dynamo pod of a release in the cluster. */
+export interface PodMonitorScope {
+  /** One graph's pods (labelled `nvidia.com/dynamo-graph-deployment-name: <graph>` by the operator), in the graph's namespace. */
+  readonly graph?: ObservedGraph;
+  /** Without a graph: the namespace of the monitors. */
+  readonly namespace?: string;
+  /** Without a graph: the Dynamo release whose pods to scrape. @default - the current release */
+  readonly dynamoVersion?: string;
+  /** Without a graph: select pods in these namespaces only. @default - every namespace */
+  readonly podNamespaces?: readonly string[];
+}
+
+/**
+ * The selector of one monitor: the component types as the chart selects them (a label for
+ * one type, an `In` expression for several), within the graph when there is one.
+ */
+function selectorOf(m: PodMonitorRelease, graph: ObservedGraph | undefined): Record<string, unknown> {
+  // the operator labels every pod of a graph with its name, with Grove or Deployments alike
+  const partOf = graph ? { 'nvidia.com/dynamo-graph-deployment-name': graph.graphName } : {};
+  if (m.componentTypes.length === 1) {
+    return { matchLabels: { ...partOf, 'nvidia.com/dynamo-component-type': m.componentTypes[0], 'nvidia.com/metrics-enabled': 'true' } };
+  }
+  return {
+    ...(graph ? { matchLabels: partOf } : {}),
+    matchExpressions: [
+      { key: 'nvidia.com/dynamo-component-type', operator: 'In', values: [...m.componentTypes] },
+      { key: 'nvidia.com/metrics-enabled', operator: 'In', values: ['true'] },
+    ],
+  };
+}
+
+/**
+ * PodMonitors for Dynamo pods, as Dynamo's platform chart writes them for the release line
+ * (component types, ports, relabelings, `honorLabels`): per graph (pods labelled
+ * `nvidia.com/dynamo-graph-deployment-name: <graph>`, the planner's monitor only when it has one) or,
+ * without a graph, for every Dynamo pod in the cluster. The chart's extra worker endpoints
+ * are left out: `system-0`/`system-1` exist only on pods that pack two engines for GPU memory
+ * failover, and `http` on workers only with a frontend sidecar (GAIE/EPP); the library runs
+ * neither, and no dashboard or alert reads them.
+ */
+export function renderPodMonitors(scope: PodMonitorScope, prometheus: IPrometheusRelease | undefined, options: PodMonitorOptions = {}): KubeObject[] {
   const g = scope.graph;
+  const release = releaseOf(g?.dynamoVersion ?? dynamoVersionOf({ dynamoVersion: scope.dynamoVersion }));
   const namespace = g?.namespace ?? scope.namespace;
-  const components = MONITORED.filter((m) => m.component !== 'planner' || !g || g.plannerService !== undefined);
-  return components.map((m) => ({
-    apiVersion: 'monitoring.coreos.com/v1',
-    kind: 'PodMonitor',
-    metadata: {
-      name: g ? `${g.graphName}-${m.component}` : `dynamo-${m.component}`,
-      ...(namespace !== undefined ? { namespace } : {}),
-      labels: { release: prometheus?.releaseName ?? 'prometheus' },
-    },
-    spec: {
-      selector: {
-        matchLabels: {
-          ...(g ? { 'app.kubernetes.io/part-of': g.graphName } : {}),
-          'nvidia.com/dynamo-component-type': m.component,
-          'nvidia.com/metrics-enabled': 'true',
-        },
+  const interval = `${options.scrapeIntervalSeconds ?? podMonitorIntervalSeconds(release, g)}s`;
+  const monitors = release.monitoring.podMonitors.filter((m) => m.component !== 'planner' || !g || g.plannerService !== undefined);
+  return monitors.map((m) => {
+    const relabelings = Object.entries(m.podLabelsAsTargetLabels ?? {}).map(([label, target]) => ({ action: 'replace', sourceLabels: [podLabelMetaLabel(label)], targetLabel: target }));
+    return {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PodMonitor',
+      metadata: {
+        name: g ? `${g.graphName}-${m.component}` : `dynamo-${m.component}`,
+        ...(namespace !== undefined ? { namespace } : {}),
+        labels: { release: prometheus?.releaseName ?? 'prometheus' },
       },
-      ...(g ? {} : { namespaceSelector: { any: true } }),
-      podMetricsEndpoints: [{ port: m.port, path: '/metrics', interval }],
-    },
-  }));
+      spec: {
+        selector: selectorOf(m, g),
+        ...(g ? {} : { namespaceSelector: scope.podNamespaces ? { matchNames: [...scope.podNamespaces] } : { any: true } }),
+        podMetricsEndpoints: [
+          {
+            port: m.port,
+            path: '/metrics',
+            interval,
+            ...(m.honorLabels ? { honorLabels: true } : {}),
+            ...(relabelings.length > 0 ? { relabelings } : {}),
+          },
+        ],
+      },
+    };
+  });
+}
+
+/**
+ * The monitors of a `PodMonitors` construct (either shell): its deployment and options
+ * checked, every problem at once, then rendered.
+ */
+export function renderDeploymentPodMonitors(deployment: IObservable | undefined, prometheus: IPrometheusRelease | undefined, options: PodMonitorOptions): KubeObject[] {
+  const d = new Diagnostics();
+  if (typeof (deployment as Partial<IObservable> | undefined)?._observedGraph !== 'function') {
+    d.error('deployment', 'is required: a DisaggregatedDeployment, AggregatedDeployment, DynamoGraph or SlaPlannedDeployment', 'required');
+    d.throwIfErrors();
+  }
+  const graph = deployment!._observedGraph();
+  checkPodMonitorOptions(d, '', options, graph);
+  d.throwIfErrors();
+  return renderPodMonitors({ graph }, prometheus, options);
 }
 
 /** Dashboards, alerts and monitors for one deployment, in one option. */
@@ -261,7 +370,10 @@ export interface ObservabilityOptions extends SlaAlertOptions {
   readonly alerts?: boolean;
   /**
    * PodMonitors for this graph's frontend, workers and planner, for clusters where
-   * the platform chart's own monitors are off.
+   * the platform chart's own monitors are off. They are written as the chart of the
+   * graph's release line writes its own, and scrape every 5 s on 1.x (30 s on 0.x), or
+   * with a planner at most every half of its adjustment interval (whole seconds, at
+   * least 1): each window of its `increase(...[W])` queries then holds two samples.
    * @default false
    */
   readonly podMonitors?: boolean;

@@ -145,7 +145,10 @@ export interface DynamoPlatformOptions {
   readonly ingress?: PlatformIngressOptions;
   /**
    * Also emit PodMonitors for every Dynamo frontend, worker and planner in the cluster,
-   * for clusters where the platform chart's own monitors are off.
+   * for clusters where the platform chart's own monitors are off: the ones the release's
+   * chart writes (1.x: every 5 s, the frontend's series labelled with `dynamo_namespace`,
+   * workers of type worker, prefill and decode; 0.x: every 30 s), in every namespace or
+   * in `restrictToNamespace`.
    * @default false
    */
   readonly podMonitors?: boolean;
@@ -368,6 +371,7 @@ export function dynamoPlatformModel(o: DynamoPlatformOptions): DynamoPlatformMod
     namespace,
     values,
     releases: withCrds ? [crds, platform] : [platform],
-    podMonitors: o.podMonitors ? renderPodMonitors({ namespace }, stack) : [],
+    // a restricted operator runs graphs in its target namespace only: look there
+    podMonitors: o.podMonitors ? renderPodMonitors({ namespace, dynamoVersion: version, podNamespaces: o.restrictToNamespace !== undefined ? [o.restrictToNamespace] : undefined }, stack) : [],
   };
 }

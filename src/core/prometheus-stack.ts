@@ -17,8 +17,8 @@ export interface PrometheusStackOptions {
    */
   readonly releaseName?: string;
   /**
-   * Chart version to pin (recommended for production).
-   * @default - unpinned: the repository's latest
+   * Chart version.
+   * @default KUBE_PROMETHEUS_STACK_VERSION ('77.6.0': prometheus-operator v0.85.0, Prometheus v3.5.0)
    */
   readonly chartVersion?: string;
   /**
@@ -41,6 +41,14 @@ export interface PrometheusStackOptions {
 const KEYS = optionKeys<PrometheusStackOptions>()('namespace', 'releaseName', 'chartVersion', 'values', 'createNamespace', 'install');
 
 export const PROMETHEUS_COMMUNITY_REPO = 'https://prometheus-community.github.io/helm-charts';
+
+/**
+ * The kube-prometheus-stack chart version installed unless `chartVersion` says otherwise. It
+ * ships prometheus-operator v0.85.0 and Prometheus v3.5.0: the operator and the Prometheus major
+ * the library's PodMonitors and rules are tested with (Prometheus 3's left-open range selectors
+ * decide whether the planner's `increase(...[W])` is empty).
+ */
+export const KUBE_PROMETHEUS_STACK_VERSION = '77.6.0';
 
 /**
  * The three values of guide 1 step 4 without which Prometheus never selects
@@ -136,7 +144,7 @@ export function prometheusStackModel(o: PrometheusStackOptions): PrometheusStack
     release: {
       releaseName,
       namespace,
-      chart: { repo: PROMETHEUS_COMMUNITY_REPO, repoName: 'prometheus-community', chart: 'kube-prometheus-stack', version: o.chartVersion },
+      chart: { repo: PROMETHEUS_COMMUNITY_REPO, repoName: 'prometheus-community', chart: 'kube-prometheus-stack', version: o.chartVersion ?? KUBE_PROMETHEUS_STACK_VERSION },
       values,
       createNamespace: o.createNamespace ?? true,
     },

@@ -459,6 +459,8 @@ export function slaPlannedObservedGraph(name: string, namespace: string | undefi
     plannerService: 'Planner',
     sla: { ttftMs: o.sla.ttftMs, itlMs: o.sla.itlMs },
     dynamoVersion: dynamoVersionOf(o),
+    // the monitors' interval follows the planner's window
+    plannerAdjustmentIntervalSeconds: Number.isInteger(o.planner?.adjustmentIntervalSeconds) && o.planner!.adjustmentIntervalSeconds! > 0 ? o.planner!.adjustmentIntervalSeconds : undefined,
   };
 }
 

@@ -162,6 +162,30 @@ export interface ReleaseMetrics {
   readonly kvCache?: { readonly usage: string; readonly prefixHitRate: string };
 }
 
+/** One PodMonitor of Dynamo's platform chart: the pods it selects and how it scrapes them. */
+export interface PodMonitorRelease {
+  /** What it scrapes; names the monitor (`dynamo-<component>`, `<graph>-<component>`). */
+  readonly component: 'frontend' | 'worker' | 'planner';
+  /** The values of the pods' `nvidia.com/dynamo-component-type` label it selects. */
+  readonly componentTypes: readonly string[];
+  /** The named container port of the metrics endpoint. */
+  readonly port: string;
+  /** Keep the labels the scraped series carry where they clash with target labels. */
+  readonly honorLabels?: boolean;
+  /** Pod labels copied into a target label of every series: pod label -> target label. */
+  readonly podLabelsAsTargetLabels?: Readonly<Record<string, string>>;
+}
+
+/**
+ * How the release's platform chart scrapes Dynamo pods (the operator subchart's
+ * `templates/prometheus.yaml`), which the library's own PodMonitors follow.
+ */
+export interface MonitoringRelease {
+  /** Seconds between scrapes. */
+  readonly scrapeIntervalSeconds: number;
+  readonly podMonitors: readonly PodMonitorRelease[];
+}
+
 export interface DynamoRelease {
   /** Release line, `major.minor`. */
   readonly line: string;
@@ -214,6 +238,8 @@ export interface DynamoRelease {
   readonly mocker: MockerRelease;
   /** Running the release's processes locally (python-peers.md section 2). */
   readonly localRun: LocalRunRelease;
+  /** How the platform chart's PodMonitors scrape the release's pods. */
+  readonly monitoring: MonitoringRelease;
 }
 
 /** vLLM 0.12-0.14 and SGLang 0.5.6-0.5.8 take the same values. */
@@ -352,6 +378,28 @@ const PLANNER_METRICS_1_X: PlannerMetricNames = {
   estimatedLatency: { ttftMs: 'dynamo_planner_estimated_ttft_ms', itlMs: 'dynamo_planner_estimated_itl_ms' },
 };
 
+// the 0.8/0.9 platform chart: one component type per monitor, every 30 s, the series as scraped
+const MONITORING_0_X: MonitoringRelease = {
+  scrapeIntervalSeconds: 30,
+  podMonitors: [
+    { component: 'frontend', componentTypes: ['frontend'], port: 'http' },
+    { component: 'worker', componentTypes: ['worker'], port: 'system' },
+    { component: 'planner', componentTypes: ['planner'], port: 'metrics' },
+  ],
+};
+
+// the 1.x platform chart, every 5 s. The 1.x planner keeps only frontend series whose
+// dynamo_namespace is its DYN_NAMESPACE, and the frontend exports no such label: the scrape adds
+// it from the pod's label. 1.x pods of prefill and decode components carry those types, not worker.
+const MONITORING_1_X: MonitoringRelease = {
+  scrapeIntervalSeconds: 5,
+  podMonitors: [
+    { component: 'frontend', componentTypes: ['frontend'], port: 'http', honorLabels: true, podLabelsAsTargetLabels: { 'nvidia.com/dynamo-namespace': 'dynamo_namespace' } },
+    { component: 'worker', componentTypes: ['worker', 'decode', 'prefill'], port: 'system', podLabelsAsTargetLabels: { 'nvidia.com/dynamo-component-type': 'dynamo_component_type' } },
+    { component: 'planner', componentTypes: ['planner'], port: 'metrics' },
+  ],
+};
+
 const RELEASE_0_X = {
   // mocker/args.py of 0.8/0.9: role flags of its own, vLLM's scheduler only, in every runtime image
   mocker: { roleFlags: { prefill: ['--is-prefill-worker'], decode: ['--is-decode-worker'] }, maxModelLen: false },
@@ -373,6 +421,7 @@ const RELEASE_0_X = {
   },
   trtllmKvEventsFlag: '--publish-events-and-metrics',
   router: ROUTER_0_X,
+  monitoring: MONITORING_0_X,
 } as const;
 
 const RELEASE_1_X = {
@@ -405,6 +454,7 @@ const RELEASE_1_X = {
   trtllmKvEventsFlag: '--publish-kv-events',
   platform: PLATFORM_1_X,
   planner: PLANNER_1_X,
+  monitoring: MONITORING_1_X,
   // LLMBackendMetrics of common/utils/prometheus.py: dynamo_component_ + prometheus_names.kvstats
   metrics: {
     planner: PLANNER_METRICS_1_X,

@@ -7,10 +7,11 @@ import {
   IPrometheusRelease,
   KubeObject,
   ObservabilityOptions,
+  PodMonitorOptions,
   ObservedGraph,
   grafanaDashboardConfigMap,
   renderObservability,
-  renderPodMonitors,
+  renderDeploymentPodMonitors,
   renderSlaAlerts,
   SlaAlertOptions,
 } from '../core';
@@ -66,20 +67,21 @@ export class SlaAlerts extends pulumi.ComponentResource {
   }
 }
 
-export interface PodMonitorsArgs {
-  /** The deployment whose frontend, workers and planner to scrape. */
+export interface PodMonitorsArgs extends PodMonitorOptions {
+  /** The deployment whose frontend, workers and planner to scrape (a `DynamoGraph` once its components are added). */
   readonly deployment: IObservable;
   /** The Prometheus stack that should select them (its release label). @default - release `prometheus` */
   readonly prometheus?: IPrometheusRelease;
 }
 
-/** PodMonitors for a graph's frontend (`http`), workers (`system`) and planner (`metrics`) ports. */
+/** PodMonitors for a graph's frontend, workers and planner (see the cdk8s `PodMonitors`). */
 export class PodMonitors extends pulumi.ComponentResource {
   public readonly resources: pulumi.CustomResource[];
 
   constructor(name: string, args: PodMonitorsArgs, opts?: pulumi.ComponentResourceOptions) {
     super(typeToken('PodMonitors'), name, {}, opts);
-    const monitors = renderPodMonitors({ graph: args.deployment._observedGraph() }, args.prometheus);
+    const { deployment, prometheus, ...options } = args ?? ({} as PodMonitorsArgs);
+    const monitors = renderDeploymentPodMonitors(deployment, prometheus, options);
     this.resources = monitors.map((m) => registerObject(`${name}-${m.metadata.name}`, m, m, childOptions(this, opts)));
     this.registerOutputs({});
   }

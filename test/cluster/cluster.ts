@@ -14,7 +14,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import { join, resolve } from 'node:path';
 
-export const CACHE = spawnSync('bash', [join(__dirname, 'build.sh'), 'path'], { encoding: 'utf8' }).stdout.trim();
+export const CACHE = spawnSync('bash', [join(__dirname, '..', '..', 'scripts', 'build-peers.sh'), 'path'], { encoding: 'utf8' }).stdout.trim();
 export const BIN = join(CACHE, 'bin');
 export const CRDS = join(CACHE, 'crds');
 const RUN_ROOT = resolve(__dirname, '..', '..', '.cache', 'cluster');
@@ -141,7 +141,7 @@ function get(url: string, ca: Buffer, cert?: Buffer, key?: Buffer): Promise<numb
 /** Starts the control plane; resolves once `/readyz` answers 200. */
 export async function startCluster(): Promise<Cluster> {
   for (const bin of ['etcd', 'kube-apiserver', 'kube-controller-manager']) {
-    if (!existsSync(join(BIN, bin))) throw new Error(`${join(BIN, bin)} is missing: run test/cluster/build.sh`);
+    if (!existsSync(join(BIN, bin))) throw new Error(`${join(BIN, bin)} is missing: run scripts/build-peers.sh`);
   }
   const begun = Date.now();
   mkdirSync(RUN_ROOT, { recursive: true });

@@ -187,8 +187,8 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const skip = new Set(args.includes('--skip') ? args[args.indexOf('--skip') + 1].split(',') : []);
   for (const line of Object.keys(RELEASES)) if (!LINE_VERSIONS[line]) throw new Error(`release line ${line} has no version in test/cluster/run.ts`);
-  const built = spawnSync('bash', [join(__dirname, 'build.sh'), skip.has('pulumi') ? 'control-plane' : 'all'], { stdio: 'inherit' });
-  if (built.status !== 0) throw new Error(`test/cluster/build.sh failed (exit ${built.status})`);
+  const built = spawnSync('bash', [join(__dirname, '..', '..', 'scripts', 'build-peers.sh'), skip.has('pulumi') ? 'control-plane' : 'all'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`scripts/build-peers.sh failed (exit ${built.status})`);
   const started = Date.now();
   const cluster = await startCluster();
   // the suite applies, reads and deletes for real

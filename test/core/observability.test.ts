@@ -53,7 +53,8 @@ describe.each(VERSIONS.flatMap((v) => [
 
   test('every metric is one its release names: its planner and KV gauges (versions table), the frontend\'s (reference.md)', () => {
     const release = RELEASES[lineOf(version)];
-    const known = new Set([...plannerMetricsOf(release.line), ...Object.values(release.metrics.kvCache ?? {}), ...referenceServingMetrics()]);
+    // `up` is Prometheus's own, one per target
+    const known = new Set([...plannerMetricsOf(release.line), ...Object.values(release.metrics.kvCache ?? {}), ...referenceServingMetrics(), 'up']);
     for (const metric of queries.flatMap(metricNames)) {
       expect({ metric, known: known.has(metric.replace(HISTOGRAM_SERIES, '')) }).toEqual({ metric, known: true });
     }
@@ -164,15 +165,17 @@ describe('SLA alerts', () => {
 
   test('validates with the prometheus-operator model, as do PodMonitors', () => {
     const monitors = renderPodMonitors({ graph }, { releaseName: 'kps', namespace: 'monitoring' });
-    expect(monitors.map((m: any) => [m.metadata.name, m.spec.podMetricsEndpoints[0].port, m.spec.selector.matchLabels['nvidia.com/dynamo-component-type'], m.metadata.labels.release])).toEqual([
-      ['llama-frontend', 'http', 'frontend', 'kps'],
-      ['llama-worker', 'system', 'worker', 'kps'],
-      ['llama-planner', 'metrics', 'planner', 'kps'],
+    expect(monitors.map((m: any) => [m.metadata.name, m.spec.podMetricsEndpoints[0].port, m.metadata.labels.release])).toEqual([
+      ['llama-frontend', 'http', 'kps'],
+      ['llama-worker', 'system', 'kps'],
+      ['llama-planner', 'metrics', 'kps'],
     ]);
-    expect((monitors[1] as any).spec.selector.matchLabels['app.kubernetes.io/part-of']).toBe('llama');
+    expect((monitors[1] as any).spec.selector.matchLabels['nvidia.com/dynamo-graph-deployment-name']).toBe('llama');
     const cluster = renderPodMonitors({ namespace: 'dynamo-system' }, undefined);
     expect((cluster[0] as any).spec.namespaceSelector).toEqual({ any: true });
-    const all = [rule, ...monitors, ...cluster];
+    // the 0.x line's monitors too (one component type each, no relabelings)
+    const older = renderPodMonitors({ graph: { ...graph, dynamoVersion: '0.9.0' } }, undefined);
+    const all = [rule, ...monitors, ...cluster, ...older];
     expect(esmModelErrors(all)).toEqual(all.map(() => []));
     const broken = { ...rule, spec: { groups: [{ name: 'x', rules: [{ alert: 'A' }] }] } };
     expect(esmModelErrors([broken])[0].join('\n')).toMatch(/expr/);

@@ -15,7 +15,9 @@ import {
   EnvValue,
   Fabric,
   manifestPath,
+  observedGraphOf,
   renderGraph,
+  renderPodMonitors,
   renderModelCachePvc,
   renderSlaPlanned,
   Router,
@@ -124,6 +126,18 @@ function dropRdma(s: any): void {
 }
 
 const HF_TOKEN = `hf_${'Ab3'.repeat(12)}`;
+
+/**
+ * A planned graph of `dynamoVersion` as the library writes it (graph, planner ConfigMap) with its
+ * PodMonitors, after `edit` changes the monitors (frontend, worker, planner): what lint reads.
+ */
+function plannedWithMonitors(dynamoVersion: string, edit: (monitors: any[]) => void = () => undefined): Reported[] {
+  const spec = disaggregatedGraphSpec('llm', 'ns', disagg({ dynamoVersion, planner: { ttftMs: 200, itlMs: 20, maxGpuBudget: 16, adjustmentIntervalSeconds: 30 } }));
+  const rendered = renderGraph(spec);
+  const monitors = JSON.parse(JSON.stringify(renderPodMonitors({ graph: observedGraphOf(spec) }, undefined)));
+  edit(monitors);
+  return fromManifest(rendered.graph, [...rendered.configMaps, ...monitors]);
+}
 
 /**
  * Every rule but lint --server's: the API server's own verdict, which test/cli/lint.test.ts (stand-in) and the cluster suite
@@ -524,6 +538,29 @@ const CASES: Record<Exclude<RuleId, 'server-rejected' | 'server-not-sent'>, Rule
     bad: () => fromOptions(() => validate((d) => checkPrometheusStack(d, { values: { prometheus: { prometheusSpec: { podMonitorSelectorNilUsesHelmValues: true } } } }))),
     good: () => fromOptions(() => validate((d) => checkPrometheusStack(d, {}))),
     expected: { path: 'values.prometheus.prometheusSpec.podMonitorSelectorNilUsesHelmValues', message: /PodMonitor/ },
+  },
+  'planner-scrape-window': {
+    // guide 1's planner adjusts every 30 s; the platform chart's 0.9 monitors scrape every 30 s
+    bad: () => plannedWithMonitors(GUIDE_VERSION, (m) => (m[0].spec.podMetricsEndpoints[0].interval = '30s')),
+    good: () => plannedWithMonitors(GUIDE_VERSION),
+    expected: {
+      path: 'Planner.extraPodSpec.mainContainer.args[--adjustment-interval]',
+      message:
+        "is 30 s, under twice the 30 s scrape interval of PodMonitor/llm-frontend.spec.podMetricsEndpoints[0], which scrapes Frontend: the planner's increase(...[30s]) windows then hold fewer than two samples and are often empty, so it skips its decisions. Scrape the frontend every 15 s or less (interval: \"15s\"), or raise the adjustment interval to at least 60 s",
+    },
+  },
+  'planner-namespace-label': {
+    bad: () => plannedWithMonitors('1.6.1', (m) => delete m[0].spec.podMetricsEndpoints[0].relabelings),
+    good: () => plannedWithMonitors('1.6.1'),
+    expected: { path: 'PodMonitor/llm-frontend.spec.podMetricsEndpoints[0].relabelings', message: /^scrapes Frontend without adding a dynamo_namespace label: the Dynamo 1.6.x planner keeps only series/ },
+  },
+  'podmonitor-worker-types': {
+    bad: () => plannedWithMonitors('1.6.1', (m) => (m[1].spec.selector = { matchLabels: { 'nvidia.com/dynamo-graph-deployment-name': 'llm', 'nvidia.com/dynamo-component-type': 'worker', 'nvidia.com/metrics-enabled': 'true' } })),
+    good: () => plannedWithMonitors('1.6.1'),
+    expected: {
+      path: 'PodMonitor/llm-worker.spec.selector',
+      message: /^selects the worker pods of llm of component type worker, but not those of VllmPrefillWorker \(nvidia.com\/dynamo-component-type: prefill\)/,
+    },
   },
 };
 

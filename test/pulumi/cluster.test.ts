@@ -8,6 +8,7 @@ import {
   ImagePullSecret,
   PrometheusStack,
 } from '../../src/pulumi';
+import { KUBE_PROMETHEUS_STACK_VERSION } from '../../src/core';
 import { PulumiRecorder } from '../support/pulumi';
 
 const recorder = new PulumiRecorder();
@@ -26,7 +27,7 @@ describe('releases', () => {
     const releases = recorder.registrations.filter((r) => r.type === RELEASE).sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
     // Pulumi names come from the component's; release names are the charts'
     expect(releases.map((r) => [r.name, r.inputs.name, r.inputs.namespace, r.inputs.chart, r.inputs.repositoryOpts.repo, r.inputs.version, r.inputs.createNamespace])).toEqual([
-      ['prometheus', 'prometheus', 'monitoring', 'kube-prometheus-stack', 'https://prometheus-community.github.io/helm-charts', undefined, true],
+      ['prometheus', 'prometheus', 'monitoring', 'kube-prometheus-stack', 'https://prometheus-community.github.io/helm-charts', KUBE_PROMETHEUS_STACK_VERSION, true],
       ['platform-dynamo-crds', 'dynamo-crds', 'default', 'dynamo-crds', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '0.9.0', false],
       ['platform-dynamo-platform', 'dynamo-platform', 'dynamo-system', 'dynamo-platform', 'https://helm.ngc.nvidia.com/nvidia/ai-dynamo', '0.9.0', true],
     ]);

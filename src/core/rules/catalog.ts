@@ -146,6 +146,21 @@ export const RULES = {
   'frontend-port': { severity: 'warning', catches: "a frontend port the operator's Service and probes do not use", fix: 'keep port 8000' },
   'webhook-disabled': { severity: 'warning', catches: "the operator's validating webhook turned off: invalid graphs fail at reconcile, not at apply", fix: 'leave the webhook on' },
   'prometheus-podmonitors': { severity: 'warning', catches: 'a Prometheus stack that selects only its own PodMonitors: Dynamo metrics are never scraped', fix: 'keep podMonitorSelectorNilUsesHelmValues false' },
+  'planner-scrape-window': {
+    severity: 'warning',
+    catches: "a planner whose adjustment interval (the window of its increase(...[W]) queries) is under twice the scrape interval of a PodMonitor of its frontend: a window with fewer than two samples is often empty, and the planner skips its decision",
+    fix: 'scrape the frontend at most every half adjustment interval (the library does), or raise the adjustment interval',
+  },
+  'planner-namespace-label': {
+    severity: 'warning',
+    catches: 'PodMonitors that scrape the frontend of a 1.x planned graph without adding a dynamo_namespace label: the planner keeps only series labelled with its DYN_NAMESPACE and sees no metrics',
+    fix: "relabel __meta_kubernetes_pod_label_nvidia_com_dynamo_namespace to dynamo_namespace, with honorLabels: true, as Dynamo's platform chart does (the library does)",
+  },
+  'podmonitor-worker-types': {
+    severity: 'warning',
+    catches: "PodMonitors that scrape some of a graph's worker pools but not the others: a selector of component type worker misses the 1.x pods of type prefill and decode",
+    fix: 'select the component types worker, prefill and decode (the library does on 1.x)',
+  },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;

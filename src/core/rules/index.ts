@@ -6,6 +6,7 @@ import { envRules } from './env';
 import { fabricRules } from './fabric';
 import { kvCacheRules } from './kv-cache';
 import { modelSizeRules } from './model-size';
+import { monitoringRules } from './monitoring';
 import { parallelismRules } from './parallelism';
 import { plannerRules } from './planner';
 import { podSecurityRules } from './pod-security';
@@ -34,6 +35,7 @@ const GRAPH_RULES: readonly ((g: GraphModel, f: Findings) => void)[] = [
   envRules,
   podSecurityRules,
   plannerRules,
+  monitoringRules,
   storageRules,
   modelSizeRules,
   upgradeRules,

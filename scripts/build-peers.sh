@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Builds the binaries the cluster tests run, from the Go module proxy, once per version:
+# Builds the binaries the cluster tests and the SLA rehearsal run, from the Go module proxy, once per version:
 #
 #   kube-apiserver, kubectl, kube-controller-manager  (k8s.io/kubernetes)
 #   etcd                                              (go.etcd.io/etcd/server/v3)
 #   pulumi                                            (github.com/pulumi/pulumi/pkg/v3)
 #   pulumi-resource-kubernetes                        (github.com/pulumi/pulumi-kubernetes/provider/v4)
+#   prometheus-operator, prometheus                   (the SLA rehearsal's monitoring)
 #
 # and extracts the CRDs the cluster stack's objects need: the Prometheus operator's (shipped in
 # its module) and Flux's HelmRelease and HelmRepository (generated from their API modules with
 # controller-gen, as Flux generates them).
 #
-#   test/cluster/build.sh [all|control-plane|kube|etcd|pulumi|provider|crds]
+#   scripts/build-peers.sh [all|control-plane|sla|kube|etcd|pulumi|provider|crds|prometheus|operator]
 #
 # Everything goes under the user's cache directory, keyed by version, outside the clone, so that a
 # new clone (a CI run) reuses what a previous run built: $DYNAMO_CONSTRUCTS_CACHE, else
@@ -25,7 +26,11 @@ PULUMI_VERSION=v3.248.0
 # the only version of the provider module the proxy serves: the v4.25.0 release's commit
 PROVIDER_MODULE_VERSION=v4.0.0-20260115033456-f47bc2d6f199
 PROVIDER_VERSION=4.25.0
+# the prometheus-operator and Prometheus of the kube-prometheus-stack chart PrometheusStack pins
+# (77.6.0: operator v0.85.0, Prometheus v3.5.0, whose Go module version is v0.305.0)
 PROMETHEUS_OPERATOR_VERSION=v0.85.0
+PROMETHEUS_VERSION=v3.5.0
+PROMETHEUS_MODULE_VERSION=v0.305.0
 HELM_CONTROLLER_API_VERSION=v1.6.5
 SOURCE_CONTROLLER_API_VERSION=v1.9.6
 CONTROLLER_TOOLS_VERSION=v0.23.0
@@ -201,15 +206,76 @@ EOF
   log "provider built in $(elapsed "$start")"
 }
 
+build_prometheus() {
+  if have prometheus "$PROMETHEUS_VERSION"; then return; fi
+  local start; start=$(date +%s)
+  log "prometheus $PROMETHEUS_VERSION (cold: about 25 min on 2 cores; without the web UI's assets: the HTTP API is what the tests use)"
+  local dir; dir=$(wrapper "prometheus-$PROMETHEUS_VERSION")
+  local module="github.com/prometheus/prometheus"
+  # prometheus' go.mod replaces fsnotify: the wrapper keeps that replace
+  local replaces
+  replaces=$(sed -n 's#^replace \(.*\)$#\1#p' "$(gomod_of "$module@$PROMETHEUS_MODULE_VERSION")")
+  cat > "$dir/go.mod" <<EOF
+module dynamoconstructs.test/prometheus
+
+go 1.26.0
+
+require $module $PROMETHEUS_MODULE_VERSION
+
+replace $replaces
+EOF
+  cat > "$dir/tools.go" <<'EOF'
+//go:build tools
+
+package tools
+
+import _ "github.com/prometheus/prometheus/cmd/prometheus"
+EOF
+  (cd "$dir" && go mod tidy && nice -n 10 go build -trimpath -ldflags "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION#v}" -o "$BIN/prometheus" "$module/cmd/prometheus")
+  installed prometheus "$PROMETHEUS_VERSION"
+  log "prometheus built in $(elapsed "$start")"
+}
+
+build_operator() {
+  if have prometheus-operator "$PROMETHEUS_OPERATOR_VERSION"; then return; fi
+  local start; start=$(date +%s)
+  log "prometheus-operator $PROMETHEUS_OPERATOR_VERSION (cold: about 5 min)"
+  local dir; dir=$(wrapper "prometheus-operator-$PROMETHEUS_OPERATOR_VERSION")
+  local module="github.com/prometheus-operator/prometheus-operator"
+  # its go.mod replaces its two API modules with folders of its own: require their published versions
+  cat > "$dir/go.mod" <<EOF
+module dynamoconstructs.test/prometheusoperator
+
+go 1.26.0
+
+require (
+	$module $PROMETHEUS_OPERATOR_VERSION
+	$module/pkg/apis/monitoring $PROMETHEUS_OPERATOR_VERSION
+	$module/pkg/client $PROMETHEUS_OPERATOR_VERSION
+)
+EOF
+  cat > "$dir/tools.go" <<'EOF'
+//go:build tools
+
+package tools
+
+import _ "github.com/prometheus-operator/prometheus-operator/cmd/operator"
+EOF
+  (cd "$dir" && go mod tidy && nice -n 10 go build -trimpath -ldflags "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}" -o "$BIN/prometheus-operator" "$module/cmd/operator")
+  installed prometheus-operator "$PROMETHEUS_OPERATOR_VERSION"
+  log "prometheus-operator built in $(elapsed "$start")"
+}
+
 extract_crds() {
   local stamp="$CRDS/.version"
-  local want="$PROMETHEUS_OPERATOR_VERSION $HELM_CONTROLLER_API_VERSION $SOURCE_CONTROLLER_API_VERSION $CONTROLLER_TOOLS_VERSION"
+  local want="$PROMETHEUS_OPERATOR_VERSION $HELM_CONTROLLER_API_VERSION $SOURCE_CONTROLLER_API_VERSION $CONTROLLER_TOOLS_VERSION with-prometheuses-probes"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
   local start; start=$(date +%s)
   log "CRDs: prometheus-operator $PROMETHEUS_OPERATOR_VERSION, Flux helm-controller/api $HELM_CONTROLLER_API_VERSION and source-controller/api $SOURCE_CONTROLLER_API_VERSION"
   rm -rf "$CRDS" && mkdir -p "$CRDS/prometheus-operator" "$CRDS/flux"
   local prom; prom=$(dir_of "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")
-  for kind in podmonitors servicemonitors prometheusrules; do
+  # the cluster stack's kinds, and what the operator's Prometheus controller waits for (the SLA rehearsal)
+  for kind in podmonitors servicemonitors prometheusrules prometheuses probes; do
     cp "$prom/example/prometheus-operator-crd/monitoring.coreos.com_$kind.yaml" "$CRDS/prometheus-operator/"
   done
   local dir; dir=$(wrapper "flux-crds")
@@ -250,8 +316,11 @@ case "$what" in
   pulumi) build_pulumi ;;
   provider) build_provider ;;
   crds) extract_crds ;;
+  prometheus) build_prometheus ;;
+  operator) build_operator ;;
+  sla) build_etcd; build_kube; extract_crds; build_operator; build_prometheus ;;
   control-plane) build_etcd; build_kube; extract_crds ;;
-  all) build_etcd; build_kube; extract_crds; build_pulumi; build_provider ;;
+  all) build_etcd; build_kube; extract_crds; build_pulumi; build_provider; build_operator; build_prometheus ;;
   path) echo "$CACHE" ;;
-  *) echo "usage: $0 [all|control-plane|kube|etcd|pulumi|provider|crds|path]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|control-plane|sla|kube|etcd|pulumi|provider|crds|prometheus|operator|path]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,868 @@
+import * as fs from 'fs';
+import { setMaxListeners } from 'events';
+import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import { spawnSync } from 'child_process';
+import { indexObjects, manifestModel } from '../core';
+import { LintFinding, parseDocuments } from './lint';
+import {
+  chat,
+  completeCards,
+  copyModelFiles,
+  describeEnding,
+  fetchFromHub,
+  fmt,
+  fromUser,
+  get,
+  knownRelease,
+  LOCALE,
+  placeInHubCache,
+  pythonOf,
+  rehearsalPython,
+  RehearsalInterrupted,
+  RehearseIo,
+  Target,
+  tokenizerDir,
+  userCache,
+  versionOf,
+} from './rehearse';
+import { isHubId, planRehearsal, PlannedProcess, RehearsalError } from './rehearse-plan';
+import { Dropped } from './rehearse-policy';
+import { isolationAvailable, Sandbox, SandboxError, Started } from './sandbox';
+import { findPeers, PeerBinary, startLocalCluster, API_PORT } from './sla-cluster';
+import { promGet, promQuery, startMonitoring, StackPrometheus } from './sla-monitoring';
+import {
+  dynamoNamespaceOf,
+  GraphComponent,
+  graphComponents,
+  graphStatus,
+  metricsPortOf,
+  podObject,
+  runningStatus,
+  scalingAdapter,
+  withProjectedStatus,
+} from './sla-pods';
+import { writeRehearsalProfile } from './sla-profile';
+import { KubeClient } from './server';
+import { LintSource } from './sources';
+import { printable } from './text';
+
+/**
+ * `dynamo-constructs rehearse --sla`: a planned graph's whole control loop on this machine. The
+ * manifests' objects go into a real kube-apiserver; the real prometheus-operator renders their
+ * PodMonitors and PrometheusRules for a real Prometheus; every pod is a process on its own
+ * loopback address, registered as a Pod object the way a kubelet reports it; the release's real
+ * planner reads that Prometheus and scales the graph through its scaling adapters; the rehearsal
+ * plays the operator's part for replicas (mocker workers started and stopped to match) and sends
+ * a load ramp above one replica's capacity and back down. It prints a timeline per planner
+ * interval and a verdict, and checks every dashboard panel and alert expression on live data.
+ */
+
+export interface SlaRehearseOptions {
+  readonly graph?: string;
+  readonly tokenizer?: string;
+  readonly hfTokenFromEnv?: boolean;
+  /** The Python (3.10) of the frontend's and mocker's virtualenv. */
+  readonly python?: string;
+  /** The Python (3.11) of the planner's virtualenv. */
+  readonly plannerPython?: string;
+  readonly dynamoVersion?: string;
+  /** Virtualenvs. @default $DYNAMO_CONSTRUCTS_CACHE/rehearse */
+  readonly cacheDir?: string;
+  /** Where etcd, kube-apiserver, prometheus-operator and prometheus are (`bin/`), with the operator's CRDs (`crds/prometheus-operator/`). @default $DYNAMO_CONSTRUCTS_CACHE/real-k8s */
+  readonly peersDir?: string;
+  /** The CRDs of Dynamo's release (DynamoGraphDeployment, DynamoGraphDeploymentScalingAdapter), as files read by the caller. */
+  readonly crds: readonly LintSource[];
+  /** Tokens per prompt. @default 1000 */
+  readonly isl: number;
+  /** Tokens per answer. @default 100 */
+  readonly osl: number;
+  /**
+   * The load: `ramp` sends about three replicas' worth of requests until the planner scales up,
+   * then none until it scales back down (the verdict: both happened); `steady` sends a constant
+   * rate for `maxIntervals` intervals (the verdict: no SLA alert pending or firing).
+   * @default 'ramp'
+   */
+  readonly load: 'ramp' | 'steady';
+  /** Requests per second: the ramp's peak, or the steady rate. @default - 3x (ramp) or 0.3x (steady) one replica's capacity, from the rehearsal's engine profile */
+  readonly rate?: number;
+  /** Mocker timing multiplier: above 1 the simulated engine is that many times slower than its profile (the alert rehearsal). @default 1 */
+  readonly slowdown: number;
+  /** Planner intervals each phase may take before the verdict fails. @default 4 */
+  readonly maxIntervals: number;
+  /** Seconds the graph may take to serve. @default 180 */
+  readonly startTimeout: number;
+  /** Seconds one request may take. @default 60 */
+  readonly requestTimeout: number;
+  /** Copy every process's log (and the Prometheus configuration) here. */
+  readonly keepLogs?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** One planner interval of the timeline. */
+export interface IntervalRow {
+  readonly at: number;
+  readonly phase: 'ramp' | 'cool-down' | 'steady';
+  /** Requests per second sent. */
+  readonly offered: number;
+  /** Requests per second the frontend counted (Prometheus). */
+  readonly observed?: number;
+  readonly ttftMs?: number;
+  readonly itlMs?: number;
+  /** Replicas per worker component, as the graph's spec says at the end of the interval. */
+  readonly replicas: Readonly<Record<string, number>>;
+  readonly events: readonly string[];
+}
+
+export interface PanelCheck {
+  readonly dashboard: string;
+  readonly panel: string;
+  readonly expr: string;
+  /** The metrics it reads. */
+  readonly metrics: readonly string[];
+  readonly series: number;
+  readonly error?: string;
+  /** Empty because it reads only engine gauges the mocker does not export (the release's KV cache metrics). */
+  readonly notSimulated: boolean;
+}
+
+export interface SlaRehearsalResult {
+  readonly timeline: readonly IntervalRow[];
+  readonly scaledUp: boolean;
+  readonly scaledDown: boolean;
+  readonly verdict: boolean;
+  readonly verdictText: string;
+  readonly panels: readonly PanelCheck[];
+  /** Alerts Prometheus reported at the end, by name and state. */
+  readonly alerts: readonly { readonly name: string; readonly state: string }[];
+  readonly alertRules: readonly string[];
+  readonly pids: readonly number[];
+  readonly dropped: readonly Dropped[];
+  readonly intervalSeconds: number;
+}
+
+/** What the 1.6 planner needs on Python 3.11 (its `aisimulate` pin is a stub PyPI cannot install: the planner's own is the dev build PyPI serves). */
+export const PLANNER_VENVS: Readonly<Record<string, { python: string; packages: readonly string[]; noDeps: readonly string[] }>> = {
+  '1.6.1': {
+    python: '3.11',
+    packages: [
+      'ai-dynamo-runtime==1.6.1', 'aiohttp<4.0,>=3.14.3', 'certifi>=2026.10.19', 'kubernetes<33.0.0,>=32.0.1', 'msgspec>=0.19.0',
+      'prometheus-client<1.0,>=0.23.1', 'pyzmq>=26.0.0', 'redis<9.0.0,>=6.2.0', 'tqdm>=4.0.0', 'transformers>=4.56.0',
+      'typing-extensions>=4.10.0', 'zstandard<1.0,>=0.23.0', 'scikit-learn==1.9.1', 'prometheus-api-client==0.7.2',
+      'aisimulate==0.13.0.dev202610270000000085',
+      // the load predictors (ARIMA, Kalman, Prophet), which the planner's image installs beside the wheel
+      'pmdarima==2.1.1', 'filterpy==2.0.0', 'prophet==1.5.0', 'pandas==3.1.1',
+    ],
+    noDeps: ['ai-dynamo==1.6.1'],
+  },
+};
+
+/** The planner's virtualenv of a release, created on first use next to the rehearsal's. */
+function plannerVenv(version: string, o: SlaRehearseOptions, say: (line: string) => void): string {
+  const recipe = PLANNER_VENVS[version];
+  if (!recipe) {
+    throw new RehearsalError(`an SLA rehearsal runs the planner of Dynamo ${Object.keys(PLANNER_VENVS).join(', ')}; the graph runs ${version} (pass --dynamo-version to rehearse it as one of those)`);
+  }
+  const root = o.cacheDir ?? path.join(userCache(), 'rehearse');
+  const dir = path.join(root, `venv-planner-${version}`);
+  const python = path.join(dir, 'bin', 'python');
+  const stamp = path.join(dir, '.installed');
+  const want = JSON.stringify(recipe);
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want && fs.existsSync(python)) return python;
+  const base = pythonOf(recipe.python, o.plannerPython);
+  say(`installing the Dynamo ${version} planner into ${dir} (first run: about ten minutes, 2.3 GB)`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(root, { recursive: true });
+  const run = (args: string[], what: string) => {
+    const r = spawnSync(args[0], args.slice(1), { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new RehearsalError(`${what} failed:\n${(r.stderr ?? '').split('\n').slice(-8).join('\n')}`);
+  };
+  run([base, '-m', 'venv', dir], `${base} -m venv`);
+  const pip = [python, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check'];
+  run([...pip, ...recipe.packages], 'pip install (the planner\'s dependencies)');
+  run([...pip, '--no-deps', ...recipe.noDeps], `pip install --no-deps ${recipe.noDeps.join(' ')}`);
+  fs.writeFileSync(stamp, want);
+  return python;
+}
+
+/**
+ * The PlannerConfig keys a rehearsal passes to the planner: what it scales for and how, as plain
+ * values. Keys that name files, endpoints, ports, plugins or credentials (`log_dir`,
+ * `load_predictor_warmup_trace`, `metric_pulling_prometheus_*`, `plugins`, ...) are left out and
+ * said; the Prometheus address and the profile folder are the rehearsal's own.
+ */
+const PLANNER_KEYS = new Set([
+  'environment', 'backend', 'mode', 'optimization_target', 'namespace', 'model_name',
+  'ttft_ms', 'itl_ms', 'ttft', 'itl',
+  'throughput_adjustment_interval_seconds', 'throughput_adjustment_interval', 'load_adjustment_interval_seconds',
+  'max_gpu_budget', 'min_gpu_budget', 'min_endpoint', 'prefill_min_endpoint', 'decode_min_endpoint', 'max_throughput_scaling_replicas',
+  'decode_engine_num_gpu', 'prefill_engine_num_gpu',
+  'load_predictor', 'prophet_window_size', 'kalman_q_level', 'kalman_q_trend', 'kalman_r', 'kalman_min_points',
+  'enable_throughput_scaling', 'enable_load_scaling', 'max_num_fpm_samples', 'fpm_sample_bucket_size', 'load_scaling_down_sensitivity',
+  'prefill_scale_up_queue_tokens', 'prefill_scale_down_queue_tokens', 'decode_scale_up_kv_rate', 'decode_scale_down_kv_rate',
+  'load_min_observations', 'speculative_nextn', 'advisory', 'pre_deployment_sweeping_mode', 'profile_results_dir', 'metric_pulling_prometheus_endpoint',
+]);
+/** The rehearsal's own values of these: where it serves Prometheus and the engine's profile. */
+const REHEARSAL_SET = new Set(['profile_results_dir', 'metric_pulling_prometheus_endpoint']);
+
+/** The PlannerConfig as the rehearsal runs it: allowed keys with plain values, and what was left out. */
+export function plannerSettings(config: Readonly<Record<string, unknown>>): { kept: Record<string, string | number | boolean>; dropped: string[] } {
+  const kept: Record<string, string | number | boolean> = {};
+  const dropped: string[] = [];
+  for (const [k, v] of Object.entries(config)) {
+    if (REHEARSAL_SET.has(k)) continue;
+    const plain = (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean' || (typeof v === 'string' && /^[A-Za-z0-9._/:-]{0,256}$/.test(v));
+    if (PLANNER_KEYS.has(k) && plain) kept[k] = v as string | number | boolean;
+    else dropped.push(k);
+  }
+  return { kept, dropped };
+}
+
+/** Kinds of the manifests an SLA rehearsal puts in its API server; anything else is listed and left out. */
+const APPLIED_KINDS = new Set(['DynamoGraphDeployment', 'ConfigMap', 'PodMonitor', 'ServiceMonitor', 'PrometheusRule', 'ServiceAccount', 'Service']);
+
+/** The stand-in for DynamoWorkerMetadata, whose CRD Dynamo's CRD files here do not hold: any content kept. */
+const WORKER_METADATA_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'dynamoworkermetadatas.nvidia.com' },
+  spec: {
+    group: 'nvidia.com',
+    names: { kind: 'DynamoWorkerMetadata', listKind: 'DynamoWorkerMetadataList', plural: 'dynamoworkermetadatas', singular: 'dynamoworkermetadata' },
+    scope: 'Namespaced',
+    versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+  },
+};
+
+/** Addresses inside the rehearsal's network: one per pod, from 127.0.1.1 (127.0.0.1 is the control plane's). */
+const podAddress = (n: number) => `127.0.${1 + Math.floor(n / 250)}.${1 + (n % 250)}`;
+
+/** Grafana's variables in our dashboards' queries, as a dashboard showing the graph sets them. */
+function grafanaQuery(expr: string, namespace: string): string {
+  return expr
+    .replace(/\$__rate_interval/g, '1m')
+    .replace(/\$__interval/g, '30s')
+    .replace(/\$__range/g, '5m')
+    .replace(/\$\{?namespace\}?/g, namespace)
+    .replace(/\$\{?model\}?/g, '.*');
+}
+
+/** The metric names a PromQL expression reads (identifiers followed by a selector or a range). */
+export function metricNames(expr: string): string[] {
+  const functions = new Set(['sum', 'max', 'min', 'avg', 'rate', 'increase', 'irate', 'histogram_quantile', 'vector', 'by', 'on', 'or', 'and', 'unless', 'without', 'count', 'label_values', 'clamp_min', 'clamp_max', 'abs', 'time']);
+  const names = new Set<string>();
+  for (const m of expr.replace(/"(?:[^"\\]|\\.)*"/g, '""').matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(\{|\[)/g)) {
+    if (!functions.has(m[1])) names.add(m[1].replace(/_(bucket|sum|count)$/, ''));
+  }
+  return [...names];
+}
+
+/** The prompt tokens the frontend counts for a text (a one-token, non-streaming request), or undefined. */
+function promptTokens(socketPath: string, model: string, text: string, timeoutSeconds: number): Promise<number | undefined> {
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: text }], max_tokens: 1, stream: false });
+  return new Promise((resolve) => {
+    const req = http.request(
+      { socketPath, path: '/v1/chat/completions', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }, timeout: timeoutSeconds * 1000 },
+      (res) => {
+        let text_ = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text_ = (text_ + c).slice(0, 100_000)));
+        res.on('end', () => {
+          try {
+            const n = (JSON.parse(text_) as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
+            resolve(typeof n === 'number' ? n : undefined);
+          } catch {
+            resolve(undefined);
+          }
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end(body);
+  });
+}
+
+/** Dashboards in the manifests are read, not trusted: at most this many of their queries run. */
+const MAX_PANEL_QUERIES = 500;
+
+/** The planner's system server (health), on its own address. */
+const PLANNER_HEALTH_PORT = 9090;
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearseOptions, io: RehearseIo): Promise<SlaRehearsalResult> {
+  const say = (line: string) => io.stderr(`rehearse --sla: ${line}\n`);
+  const out = (line: string) => io.stdout(`${line}\n`);
+  const problems: LintFinding[] = [];
+  const docs = parseDocuments(sources, problems).map((d) => d.object as Record<string, any>);
+  if (problems.length > 0) {
+    throw new RehearsalError(`the files do not read as Kubernetes manifests:\n${problems.map((p) => `  ${printable(p.file)}: ${printable(p.path)}: ${printable(p.message)}`).join('\n')}`);
+  }
+  const graphs = docs.filter((d) => d.kind === 'DynamoGraphDeployment' && (o.graph === undefined || d.metadata?.name === o.graph));
+  if (graphs.length === 0) {
+    const requests = docs.filter((d) => d.kind === 'DynamoGraphDeploymentRequest').length;
+    throw new RehearsalError(
+      requests > 0
+        ? 'the files hold a DynamoGraphDeploymentRequest and no graph: its graph is generated in the cluster by the profiler; rehearse the graph the request would run (an SlaPlannedDeployment with rehearsal: true synthesizes one)'
+        : o.graph ? `no DynamoGraphDeployment named ${printable(o.graph)} in the files` : 'no DynamoGraphDeployment in the files',
+    );
+  }
+  if (graphs.length > 1) throw new RehearsalError(`the files hold ${graphs.length} graphs (${graphs.map((g) => printable(String(g.metadata?.name))).join(', ')}); choose one with --graph`);
+  const dgd = graphs[0];
+  const version = versionOf(dgd, o.dynamoVersion);
+  const release = knownRelease(version);
+  if (release.line.startsWith('0.')) {
+    throw new RehearsalError(`Dynamo ${version}'s planner (planner_sla) reads Prometheus through the 0.x operator's DynamoGraphDeployment v1alpha1 and its own connector; an SLA rehearsal runs the 1.x planner and its PlannerConfig`);
+  }
+  if (dgd.apiVersion !== 'nvidia.com/v1beta1') throw new RehearsalError(`the graph is ${printable(String(dgd.apiVersion))}; an SLA rehearsal of Dynamo ${version} takes nvidia.com/v1beta1, as its operator stores it`);
+  const graphName = String(dgd.metadata?.name);
+  const namespace = typeof dgd.metadata?.namespace === 'string' ? dgd.metadata.namespace : 'default';
+  const model = manifestModel(dgd, indexObjects(docs), { release });
+  const planner = model.services.find((s) => s.kind === 'planner');
+  if (!planner) throw new RehearsalError(`${printable(graphName)} has no Planner: --sla rehearses a planner's control loop (add planner: { ttftMs, itlMs } to the deployment, or rehearse without --sla)`);
+  const plannerConfig = planner.plannerConfig?.values;
+  if (!plannerConfig) throw new RehearsalError(`the planner ${printable(planner.name)} reads its PlannerConfig from a file whose ConfigMap is not in the files; include it`);
+  const ttftMs = Number(plannerConfig.ttft_ms ?? plannerConfig.ttft);
+  const itlMs = Number(plannerConfig.itl_ms ?? plannerConfig.itl);
+  if (!(ttftMs > 0) || !(itlMs > 0)) throw new RehearsalError(`the planner's PlannerConfig sets no ttft_ms and itl_ms: an SLA rehearsal needs the targets it scales for`);
+  const intervalSeconds = Number(plannerConfig.throughput_adjustment_interval_seconds ?? plannerConfig.throughput_adjustment_interval ?? 180);
+  const components = graphComponents(dgd);
+  const workers = components.filter((c) => ['worker', 'prefill', 'decode'].includes(c.type));
+  const frontend = components.find((c) => c.type === 'frontend');
+  if (!frontend || workers.length === 0) throw new RehearsalError('an SLA rehearsal needs a graph with a frontend and workers');
+  const plannerComponent = components.find((c) => c.name === planner.name)!;
+  const dynamoNamespace = dynamoNamespaceOf(namespace, graphName);
+
+  const applied = docs.filter((d) => APPLIED_KINDS.has(String(d.kind)));
+  const left = docs.filter((d) => !APPLIED_KINDS.has(String(d.kind)) && d.kind !== 'DynamoGraphDeploymentRequest');
+  if (left.length > 0) say(`not put in the API server (no controller of the rehearsal acts on them): ${[...new Set(left.map((d) => printable(String(d.kind))))].join(', ')}`);
+  const monitors = applied.filter((d) => d.kind === 'PodMonitor');
+  const rules = applied.filter((d) => d.kind === 'PrometheusRule');
+  if (monitors.length === 0) throw new RehearsalError('the files hold no PodMonitor: the planner would read no metrics (observability: { podMonitors: true } adds the graph\'s, or rehearse with the platform\'s)');
+  const release_ = rules.map((r) => r.metadata?.labels?.release).find((x): x is string => typeof x === 'string') ?? 'prometheus';
+  const stack: StackPrometheus = { release: release_, namespace: 'monitoring' };
+
+  // the peers and the CRDs, before anything is started
+  const peersDir = o.peersDir ?? path.join(userCache(), 'real-k8s');
+  const bins = findPeers(path.join(peersDir, 'bin'), 'Build them from the Go module proxy with `bash node_modules/dynamo-constructs/scripts/build-peers.sh sla` (about 30 minutes the first time), or point --peers at a directory that has them in bin/');
+  const crdDocs: Record<string, any>[] = [];
+  const crdProblems: LintFinding[] = [];
+  const operatorCrds = path.join(peersDir, 'crds', 'prometheus-operator');
+  const operatorCrdFiles = fs.existsSync(operatorCrds) ? fs.readdirSync(operatorCrds).filter((f) => f.endsWith('.yaml')).sort() : [];
+  const crdSources: LintSource[] = [...o.crds, ...operatorCrdFiles.map((f) => ({ file: path.join(operatorCrds, f), text: fs.readFileSync(path.join(operatorCrds, f), 'utf8') }))];
+  for (const d of parseDocuments(crdSources, crdProblems)) if ((d.object as any)?.kind === 'CustomResourceDefinition') crdDocs.push(d.object as Record<string, any>);
+  if (crdProblems.length > 0) throw new RehearsalError(`the CRD files do not read: ${crdProblems.map((p) => `${printable(p.file)}: ${printable(p.message)}`).join('; ')}`);
+  const crdKinds = new Set(crdDocs.map((c) => String(c.spec?.names?.kind)));
+  const missingCrds = ['DynamoGraphDeployment', 'DynamoGraphDeploymentScalingAdapter', 'PodMonitor', 'PrometheusRule', 'Prometheus', 'Probe'].filter((k) => !crdKinds.has(k));
+  if (missingCrds.length > 0) {
+    throw new RehearsalError(`an SLA rehearsal needs the CRDs of ${missingCrds.join(', ')}: give Dynamo's with --crds (its chart's crds/templates folder) and build the prometheus-operator's into ${operatorCrds} (scripts/build-peers.sh sla)`);
+  }
+  if (!crdKinds.has('DynamoWorkerMetadata')) crdDocs.push(WORKER_METADATA_CRD);
+  const dgdCrd = crdDocs.findIndex((c) => c.spec?.names?.kind === 'DynamoGraphDeployment');
+  const projected = withProjectedStatus(crdDocs[dgdCrd]);
+  crdDocs[dgdCrd] = projected.crd;
+  const isolation = isolationAvailable();
+  if (!isolation.ok) throw new RehearsalError(`an SLA rehearsal runs in private namespaces (its pods each have a loopback address of their own), which this machine does not allow: ${printable(isolation.why)}`);
+
+  if (!crdKinds.has('DynamoWorkerMetadata')) say('the CRD files hold no DynamoWorkerMetadata: a stand-in CRD that keeps any content takes its place');
+  if (projected.added.length > 0) say(`the DynamoGraphDeployment CRD given does not declare ${projected.added.join(' and ')} in its component status, which Dynamo ${version}'s operator reports and its planner reads: added for the rehearsal`);
+
+  // the model's files, the virtualenvs
+  const run = fs.mkdtempSync(path.join(os.tmpdir(), 'dynamo-rehearse-'));
+  const modelDir = path.join(run, 'model');
+  let sandbox: Sandbox | undefined;
+  let client: KubeClient | undefined;
+  let died: Started | undefined;
+  let stopping = false;
+  const logOf = (name: string) => path.join(run, 'logs', `${name}.log`);
+  const lastLines = (name: string) => {
+    const log = logOf(name);
+    if (!fs.existsSync(log)) return '    (no output)';
+    return printable(fs.readFileSync(log, 'utf8').slice(-8000).replace(/\x1b\[[0-9;]*m/g, '')).trimEnd().split('\n').slice(-12).map((l) => `    ${l}`).join('\n');
+  };
+  const check = () => {
+    if (o.signal?.aborted) throw new RehearsalInterrupted('interrupted');
+    if (died) throw new RehearsalError(`${died.name} ${describeEnding(died)}; its last lines:\n${lastLines(died.name)}`);
+  };
+  const expectedEnd = new Set<string>();
+  try {
+    const worker = model.services.find((s) => s.kind === 'worker');
+    const modelFlag = worker?.launch.flags.get('--model') ?? worker?.launch.flags.get('--model-path');
+    const modelId = typeof modelFlag === 'string' ? modelFlag : undefined;
+    if (o.tokenizer) tokenizerDir(o.tokenizer, modelDir, say);
+    const python = rehearsalPython(version, { python: o.python, cacheDir: o.cacheDir }, say);
+    const plannerPython = plannerVenv(version, o, say);
+    if (!o.tokenizer) {
+      if (modelId === undefined || !isHubId(modelId)) throw new RehearsalError(`the model ${modelId === undefined ? '(none)' : JSON.stringify(printable(modelId))} is not a Hugging Face id the rehearsal can fetch; give its tokenizer and config with --tokenizer DIR`);
+      copyModelFiles(await fetchFromHub(python, modelId, o, say), modelDir);
+    }
+    const home = path.join(run, 'hf');
+    if (modelId !== undefined && isHubId(modelId)) placeInHubCache(home, modelId, modelDir);
+    for (const d of ['logs', 'home', 'tmp', 'discovery', 'serviceaccount', 'cluster', 'monitoring', 'profile']) fs.mkdirSync(path.join(run, d), { recursive: true });
+
+    // the simulated engine: one profile for the mocker's timing and the planner's model of it
+    const profile = writeRehearsalProfile(path.join(run, 'profile'), { ttftMs, itlMs, isl: o.isl, osl: o.osl });
+    // the mocker reads the profile as the lookup tables of its own format, converted here once with
+    // the planner's regression (its converter needs the planner's packages, which the mocker's Python lacks)
+    const mockerProfile = path.join(run, 'profile', 'mocker-perf-data.npz');
+    const converted = spawnSync(plannerPython, ['-I', '-c', 'import sys\nfrom dynamo.mocker.utils.planner_profiler_perf_data_converter import convert_profile_results_to_npz\nconvert_profile_results_to_npz(sys.argv[1], sys.argv[2])', profile.dir, mockerProfile], {
+      encoding: 'utf8',
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: path.join(run, 'home') },
+      timeout: 300_000,
+    });
+    if (converted.status !== 0) throw new RehearsalError(`the rehearsal's engine profile could not be converted for the mocker:\n${printable((converted.stderr ?? '').split('\n').slice(-6).join('\n'))}`);
+    say(`the rehearsal's engine: ${profile.describe}; one replica serves about ${profile.replicaCapacity.toFixed(1)} requests/s within the SLA`);
+    const engineOnly = new Set(Object.values(release.metrics.kvCache ?? {}));
+
+    const base: Record<string, string> = {
+      PATH: `${path.dirname(python)}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: path.join(run, 'home'),
+      TMPDIR: path.join(run, 'tmp'),
+      ...fromUser(LOCALE),
+      HF_HOME: home,
+      HF_HUB_OFFLINE: '1',
+      TRANSFORMERS_OFFLINE: '1',
+      HF_HUB_DISABLE_TELEMETRY: '1',
+    };
+    sandbox = await Sandbox.start({ python, runDir: run, isolated: true, env: { PATH: base.PATH, ...fromUser(LOCALE) }, podFiles: path.join(run, 'serviceaccount') });
+    const box = sandbox;
+    box.onEnd = (s) => {
+      if (!died && !stopping && !expectedEnd.has(s.name)) died = s;
+    };
+    const start = (name: string, argv: readonly string[], env: Readonly<Record<string, string>> = {}) => {
+      check();
+      return box.spawn(name, argv, { ...base, ...env }, run, logOf(name));
+    };
+
+    // the API server, its CRDs and the manifests' objects
+    say(`starting etcd and kube-apiserver, then the prometheus-operator and Prometheus`);
+    const cluster = await startLocalCluster(box, bins as Record<PeerBinary, string>, path.join(run, 'cluster'), (n, a) => start(n, a), check, o.startTimeout * 1000);
+    const kube = cluster.client;
+    client = kube;
+    fs.copyFileSync(cluster.caFile, path.join(run, 'serviceaccount', 'ca.crt'));
+    fs.writeFileSync(path.join(run, 'serviceaccount', 'namespace'), namespace);
+    fs.writeFileSync(path.join(run, 'serviceaccount', 'token'), cluster.token);
+    const create = async (obj: Record<string, any>, what: string) => {
+      const r = await kube.apply(obj as any, { dryRun: false });
+      if (r.status !== 200 && r.status !== 201) throw new RehearsalError(`the API server refused ${what}: ${printable(String(r.body?.message ?? r.status))}`);
+      return r.body;
+    };
+    for (const crd of crdDocs) await create(crd, `the CRD ${printable(String(crd.metadata?.name))}`);
+    for (const kind of [...crdDocs.map((c) => ({ group: c.spec.group, version: (c.spec.versions as any[]).find((v) => v.storage)?.name, kind: c.spec.names.kind }))]) {
+      for (;;) {
+        check();
+        kube.rediscover();
+        if (await kube.resourceOf(`${kind.group}/${kind.version}`, kind.kind)) break;
+        await pause(200);
+      }
+    }
+    const namespaces = new Set([namespace, stack.namespace, ...applied.map((d) => d.metadata?.namespace).filter((n): n is string => typeof n === 'string')]);
+    for (const ns of namespaces) {
+      await create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, `the namespace ${printable(ns)}`);
+      await create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } }, `the default ServiceAccount of ${printable(ns)}`);
+    }
+    for (const d of applied) await create({ ...d, metadata: { ...d.metadata, namespace: d.metadata?.namespace ?? namespace } }, `${printable(String(d.kind))} ${printable(String(d.metadata?.name))}`);
+    // v1beta1: an adapter for each component that asks for one (`scalingAdapter` present)
+    for (const c of components.filter((x) => x.scalingAdapter)) await create(scalingAdapter(graphName, namespace, c), `the scaling adapter of ${c.name}`);
+    if (!components.some((c) => c.scalingAdapter)) say('no component has a scalingAdapter: the planner falls back to patching the graph\'s replicas');
+
+    const monitoring = await startMonitoring(box, kube, bins, { dir: path.join(run, 'monitoring'), kubeconfig: cluster.kubeconfig, stack, timeoutMs: o.startTimeout * 1000 }, (n, a, e) => start(n, a, e ?? {}), check);
+
+    // the processes' command lines, from the manifest (as `rehearse` runs them), one address per pod
+    const plan = planRehearsal(model, {
+      release,
+      host: '127.0.0.1',
+      httpPort: 8000,
+      bootstrapPorts: () => 7100,
+      discoveryDir: path.join(run, 'discovery'),
+      modelDir,
+      maxReplicas: 1,
+    });
+    for (const d of plan.dropped.filter((x) => !x.inert)) say(`left out: ${printable(d.service)} ${printable(d.what)}: ${d.why}`);
+    const speed = (1 / o.slowdown).toString();
+    const commandOf = (c: GraphComponent, addr: string, n: number): { argv: string[]; env: Record<string, string> } => {
+      const planned: PlannedProcess | undefined = c.type === 'frontend' ? plan.frontend : plan.workers.find((w) => w.name === c.name || w.name.startsWith(`${c.name}-`));
+      if (!planned) throw new RehearsalError(`${c.name}: no process planned for it`);
+      const args = planned.args.map((a) => (a === '127.0.0.1' ? addr : a));
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(planned.env)) env[k] = v === '127.0.0.1' ? addr : v;
+      env.DYN_NAMESPACE = dynamoNamespace;
+      if (c.type === 'frontend') return { argv: [python, '-I', '-m', 'dynamo.frontend', ...args], env };
+      const b = args.indexOf('--bootstrap-ports');
+      if (b >= 0) args[b + 1] = String(7100 + n);
+      // the simulated engine's timing: the rehearsal's profile, at --slowdown
+      return {
+        argv: [python, '-I', '-m', 'dynamo.mocker', ...args, '--planner-profile-data', mockerProfile, '--speedup-ratio', speed],
+        env: { ...env, DYN_SYSTEM_PORT: String(metricsPortOf(c.type).port), DYN_SYSTEM_HOST: addr },
+      };
+    };
+
+    // pods: a process on its own address, a Pod object with the operator's labels and the kubelet's status
+    interface Pod { name: string; component: string; addr: string; proc: string; ready: boolean }
+    const pods: Pod[] = [];
+    let podCount = 0;
+    let processCount = 0;
+    const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const startPod = async (c: GraphComponent, argv: string[], env: Record<string, string>, addr: string): Promise<Pod> => {
+      const replica = pods.filter((p) => p.component === c.name).length + podCount;
+      const obj = podObject(dgd, c, replica, dynamoNamespace);
+      const body = await create(obj, `the pod of ${c.name}`);
+      const proc = `${c.name.toLowerCase()}-${++processCount}`;
+      await start(proc, argv, env);
+      const pod: Pod = { name: body.metadata.name, component: c.name, addr, proc, ready: false };
+      pods.push(pod);
+      podCount++;
+      return pod;
+    };
+    const setReady = async (pod: Pod, ready: boolean) => {
+      const r = await kube.request('PATCH', `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.name)}/status`, JSON.stringify(runningStatus(pod.addr, ready, now())), 'application/merge-patch+json');
+      if (r.status !== 200) throw new RehearsalError(`the pod status of ${pod.name} was refused: ${printable(String(r.body?.message ?? r.status))}`);
+      pod.ready = ready;
+    };
+    let addrCount = 0;
+    const startReplica = async (c: GraphComponent) => {
+      const addr = podAddress(addrCount++);
+      const { argv, env } = commandOf(c, addr, addrCount);
+      const pod = await startPod(c, argv, env, addr);
+      await setReady(pod, true);
+      return pod;
+    };
+    const stopReplica = async (pod: Pod) => {
+      expectedEnd.add(pod.proc);
+      box.signal(pod.proc, 'TERM');
+      await kube.request('DELETE', `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.name)}?gracePeriodSeconds=0`);
+      pods.splice(pods.indexOf(pod), 1);
+    };
+
+    // workers first (the frontend reads their model cards), then the frontend, then the planner
+    const deadline = Date.now() + o.startTimeout * 1000;
+    for (const w of workers) for (let i = 0; i < Math.max(1, w.replicas); i++) await startReplica(w);
+    const cards = path.join(run, 'discovery', release.localRun.modelCards);
+    while (completeCards(cards) < pods.length) {
+      check();
+      if (Date.now() > deadline) throw new RehearsalError(`the workers registered no model in ${o.startTimeout} s; the last lines of ${pods[0].proc}:\n${lastLines(pods[0].proc)}`);
+      await pause(200);
+    }
+    const frontendPod = await startReplica(frontend);
+    const socketPath = path.join(run, 'frontend.sock');
+    await box.forward(socketPath, 8000, frontendPod.addr);
+    const target: Target = { socketPath };
+    let served: string | undefined;
+    while (served === undefined) {
+      check();
+      if (Date.now() > deadline) throw new RehearsalError(`the frontend listed no model in ${o.startTimeout} s; its last lines:\n${lastLines(frontendPod.proc)}`);
+      const r = await get(target, '/v1/models', 2000).catch(() => undefined);
+      try {
+        served = r?.status === 200 ? (JSON.parse(r.body) as { data?: { id?: unknown }[] }).data?.map((m) => m.id).find((id): id is string => typeof id === 'string') : undefined;
+      } catch {
+        served = undefined;
+      }
+      if (served === undefined) await pause(500);
+    }
+
+    // the planner, with the graph's PlannerConfig: only where it reaches Prometheus and its profile changes
+    const plannerAddr = podAddress(addrCount++);
+    const configFile = path.join(run, 'planner-config.json');
+    const settings = plannerSettings(plannerConfig);
+    if (settings.dropped.length > 0) say(`left out of the planner's PlannerConfig (files, endpoints, plugins or credentials a rehearsal does not give it): ${settings.dropped.map(printable).join(', ')}`);
+    fs.writeFileSync(configFile, JSON.stringify({ ...settings.kept, metric_pulling_prometheus_endpoint: 'http://127.0.0.1:9090', profile_results_dir: profile.dir }, null, 2));
+    const plannerPod = await startPod(plannerComponent, [plannerPython, '-I', '-m', 'dynamo.planner', '--config', configFile], {
+      PATH: `${path.dirname(plannerPython)}:/usr/local/bin:/usr/bin:/bin`,
+      DYN_NAMESPACE: dynamoNamespace,
+      DYN_PARENT_DGD_K8S_NAME: graphName,
+      POD_NAMESPACE: namespace,
+      PLANNER_PROMETHEUS_PORT: String(metricsPortOf('planner').port),
+      KUBERNETES_SERVICE_HOST: '127.0.0.1',
+      KUBERNETES_SERVICE_PORT: String(API_PORT),
+      DYN_DISCOVERY_BACKEND: 'file',
+      DYN_FILE_KV: path.join(run, 'discovery'),
+      DYN_TCP_RPC_HOST: plannerAddr,
+      DYN_HTTP_RPC_HOST: plannerAddr,
+      DYN_EVENT_PLANE_HOST: plannerAddr,
+      DYN_SYSTEM_HOST: plannerAddr,
+      // its health turns ready once it has read the graph and its engine models: the loop starts then
+      DYN_SYSTEM_PORT: String(PLANNER_HEALTH_PORT),
+    }, plannerAddr);
+
+    // the operator's part: scaling adapters → the graph's replicas → pods, and the status it reports
+    let reconciling = true;
+    const events: string[] = [];
+    const replicasNow = new Map<string, number>(workers.map((w) => [w.name, Math.max(1, w.replicas)]));
+    const dgdPath = `/apis/nvidia.com/v1beta1/namespaces/${encodeURIComponent(namespace)}/dynamographdeployments/${encodeURIComponent(graphName)}`;
+    const reconcile = async () => {
+      const adapters = await kube.request('GET', `/apis/nvidia.com/v1beta1/namespaces/${encodeURIComponent(namespace)}/dynamographdeploymentscalingadapters`);
+      let graph = (await kube.request('GET', dgdPath)).body;
+      const specComponents: any[] = graph?.spec?.components ?? [];
+      for (const a of (adapters.body?.items ?? []) as any[]) {
+        const i = specComponents.findIndex((c) => c.name === a.spec?.dgdRef?.serviceName);
+        if (i < 0 || typeof a.spec?.replicas !== 'number') continue;
+        // the adapter owns the component's replicas: the operator writes them into the graph, also where the spec has none
+        if (specComponents[i].replicas !== a.spec.replicas) {
+          const r = await kube.request('PATCH', dgdPath, JSON.stringify([{ op: 'add', path: `/spec/components/${i}/replicas`, value: a.spec.replicas }]), 'application/json-patch+json');
+          if (r.status === 200) graph = r.body;
+        }
+      }
+      const counts = new Map<string, { desired: number; ready: number }>();
+      for (const c of components) {
+        const spec = (graph?.spec?.components ?? []).find((x: any) => x.name === c.name);
+        const desired = typeof spec?.replicas === 'number' ? spec.replicas : 1;
+        if (workers.includes(c)) {
+          const mine = pods.filter((p) => p.component === c.name);
+          const before = mine.length;
+          for (let i = mine.length; i < desired; i++) await startReplica(c);
+          for (const p of mine.slice(desired).reverse()) await stopReplica(p);
+          if (before !== desired) {
+            events.push(`${c.name} ${before}→${desired}`);
+            replicasNow.set(c.name, desired);
+          }
+        }
+        counts.set(c.name, { desired, ready: pods.filter((p) => p.component === c.name && p.ready).length });
+      }
+      const st = await kube.request('PATCH', `${dgdPath}/status`, JSON.stringify(graphStatus(graph?.metadata?.generation ?? 1, components, counts, graphName, dynamoNamespace, now(), served)), 'application/merge-patch+json');
+      if (st.status !== 200) throw new RehearsalError(`the API server refused the graph's status: ${printable(String(st.body?.message ?? st.status))}`);
+      for (const a of (adapters.body?.items ?? []) as any[]) {
+        const n = counts.get(a.spec?.dgdRef?.serviceName);
+        if (!n) continue;
+        await kube.request(
+          'PATCH',
+          `/apis/nvidia.com/v1beta1/namespaces/${encodeURIComponent(namespace)}/dynamographdeploymentscalingadapters/${encodeURIComponent(a.metadata.name)}/status`,
+          JSON.stringify({ status: { replicas: n.desired, selector: `nvidia.com/dynamo-graph-deployment-name=${graphName},nvidia.com/dynamo-component=${a.spec.dgdRef.serviceName}` } }),
+          'application/merge-patch+json',
+        );
+      }
+    };
+    let reconcileError: unknown;
+    const reconciler = (async () => {
+      while (reconciling) {
+        try {
+          await reconcile();
+        } catch (e) {
+          reconcileError = e;
+          return;
+        }
+        await pause(500);
+      }
+    })();
+    const plannerHealth = path.join(run, 'planner.sock');
+    await box.forward(plannerHealth, PLANNER_HEALTH_PORT, plannerAddr);
+    for (;;) {
+      check();
+      if (reconcileError) throw reconcileError;
+      if (Date.now() > deadline + 120_000) throw new RehearsalError(`the planner was not ready in ${o.startTimeout + 120} s; its last lines:\n${lastLines(plannerPod.proc)}`);
+      const h = await get({ socketPath: plannerHealth }, '/health', 2000).catch(() => undefined);
+      if (h?.status === 200) break;
+      await pause(500);
+    }
+    await setReady(plannerPod, true);
+    say(`the planner is ready; the load ramp starts`);
+
+    // load: open-loop requests at the phase's rate, each prompt about isl tokens long (as the model's
+    // tokenizer counts them, with its chat template: measured once on a probe)
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
+    const probeWords = 200;
+    const probeTokens = await promptTokens(socketPath, served, Array.from({ length: probeWords }, (_, i) => words[i % words.length]).join(' '), o.requestTimeout);
+    const perWord = probeTokens !== undefined && probeTokens > 0 ? probeTokens / probeWords : 1;
+    const wordsPerPrompt = Math.max(1, Math.round(o.isl / perWord));
+    say(`prompts of ${wordsPerPrompt} words: about ${o.isl} tokens as the model's tokenizer counts them${probeTokens === undefined ? ' (the probe got no token count: one word taken as one token)' : ''}`);
+    let rate = 0;
+    let sent = 0;
+    let failed = 0;
+    const failures = new Map<string, number>();
+    const inflight = new Set<Promise<unknown>>();
+    const loadAbort = new AbortController();
+    // every request in flight listens for the end of the load
+    setMaxListeners(0, loadAbort.signal);
+    const loader = (async () => {
+      let next = Date.now();
+      while (!loadAbort.signal.aborted) {
+        if (rate <= 0) {
+          await pause(200);
+          next = Date.now();
+          continue;
+        }
+        next += 1000 / rate;
+        const wait = next - Date.now();
+        if (wait > 0) await pause(wait);
+        const n = sent++;
+        // a different word sequence per request: no prompt shares a cached prefix with another
+        let seed = (n + 1) * 2654435761;
+        const prompt = Array.from({ length: wordsPerPrompt }, () => {
+          seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+          return words[(seed >>> 16) % words.length];
+        }).join(' ');
+        const p = chat(target, served!, prompt, { maxTokens: o.osl, requestTimeout: o.requestTimeout }, loadAbort.signal).then((r) => {
+          if (r.ok || loadAbort.signal.aborted) return;
+          failed++;
+          const why = `${r.status || 'no answer'}: ${(r.error ?? '').slice(0, 200)}`;
+          failures.set(why, (failures.get(why) ?? 0) + 1);
+        });
+        inflight.add(p);
+        void p.finally(() => inflight.delete(p));
+      }
+    })();
+
+    const w = `${intervalSeconds}s`;
+    const dyn = `dynamo_namespace="${dynamoNamespace}"`;
+    const avgMs = async (metric: string) => {
+      const r = await promQuery(monitoring.socketPath, `sum(increase(${metric}_sum{${dyn}}[${w}])) / sum(increase(${metric}_count{${dyn}}[${w}]))`).catch(() => []);
+      const v = r[0]?.value;
+      return v !== undefined && Number.isFinite(v) ? v * 1000 : undefined;
+    };
+    const timeline: IntervalRow[] = [];
+    const initial = new Map(replicasNow);
+    const started = Date.now();
+    const sampleInterval = async (phase: IntervalRow['phase']) => {
+      const until = Date.now() + intervalSeconds * 1000;
+      events.length = 0;
+      while (Date.now() < until) {
+        check();
+        if (reconcileError) throw reconcileError;
+        await pause(250);
+      }
+      const observed = (await promQuery(monitoring.socketPath, `sum(rate(dynamo_frontend_requests_total{${dyn}}[${w}]))`).catch(() => []))[0]?.value;
+      const row: IntervalRow = {
+        at: Math.round((Date.now() - started) / 1000),
+        phase,
+        offered: rate,
+        observed: observed !== undefined && Number.isFinite(observed) ? observed : undefined,
+        ttftMs: await avgMs('dynamo_frontend_time_to_first_token_seconds'),
+        itlMs: await avgMs('dynamo_frontend_inter_token_latency_seconds'),
+        replicas: Object.fromEntries(replicasNow),
+        events: [...events],
+      };
+      timeline.push(row);
+      const reps = Object.entries(row.replicas).map(([k, v]) => `${k}=${v}`).join(' ');
+      const num = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(2));
+      out(`${String(row.at).padStart(5)} s  ${phase.padEnd(9)}  sent ${num(row.offered)}/s  counted ${num(row.observed)}/s  TTFT ${fmt(row.ttftMs)} (SLA ${ttftMs} ms)  ITL ${fmt(row.itlMs)} (SLA ${itlMs} ms)  ${reps}${row.events.length ? `  scaled: ${row.events.join(', ')}` : ''}`);
+      return row;
+    };
+    const above = () => [...replicasNow].some(([k, v]) => v > (initial.get(k) ?? 1));
+    const backDown = () => [...replicasNow].every(([k, v]) => v <= (initial.get(k) ?? 1));
+
+    // every dashboard panel's query, on the live data: each must return series
+    const scraped = new Set<string>(((await promGet(monitoring.socketPath, '/api/v1/label/__name__/values').catch(() => undefined))?.body?.data ?? []) as string[]);
+    const checkPanels = async (): Promise<PanelCheck[]> => {
+      const found = ((await promGet(monitoring.socketPath, '/api/v1/label/__name__/values').catch(() => undefined))?.body?.data ?? []) as string[];
+      for (const n of found) scraped.add(n);
+      const checks: PanelCheck[] = [];
+      for (const cm of applied.filter((d) => d.kind === 'ConfigMap' && d.metadata?.labels?.grafana_dashboard !== undefined)) {
+        for (const text of Object.values((cm.data ?? {}) as Record<string, string>)) {
+          let dashboard: any;
+          try {
+            dashboard = JSON.parse(text);
+          } catch {
+            continue;
+          }
+          for (const panel of (Array.isArray(dashboard?.panels) ? dashboard.panels : []) as any[]) {
+            for (const t of (Array.isArray(panel?.targets) ? panel.targets : []) as any[]) {
+              if (typeof t?.expr !== 'string') continue;
+              if (checks.length >= MAX_PANEL_QUERIES) return checks;
+              const expr = grafanaQuery(t.expr, namespace);
+              let series = 0;
+              let error: string | undefined;
+              try {
+                series = (await promQuery(monitoring.socketPath, expr)).length;
+              } catch (e) {
+                error = (e as Error).message;
+              }
+              const metrics = metricNames(expr);
+              // the mocker simulates the engine's timing, not its KV cache gauges: those panels are said, not failed
+              const notSimulated = series === 0 && error === undefined && metrics.length > 0 && metrics.every((m) => engineOnly.has(m) && !scraped.has(m));
+              checks.push({ dashboard: String(dashboard.title), panel: String(panel.title), expr, metrics, series, error, notSimulated });
+            }
+          }
+        }
+      }
+      return checks;
+    };
+    const alertRules: string[] = [];
+    for (const r of rules) for (const g of (Array.isArray(r.spec?.groups) ? r.spec.groups : []) as any[]) for (const rule of (Array.isArray(g?.rules) ? g.rules : []) as any[]) if (typeof rule?.alert === 'string') alertRules.push(rule.alert);
+    const readAlerts = async () => {
+      const r = await promGet(monitoring.socketPath, '/api/v1/alerts');
+      return ((r.body?.data?.alerts ?? []) as any[]).map((a) => ({ name: String(a.labels?.alertname), state: String(a.state) }));
+    };
+
+    let scaledUp = false;
+    let scaledDown = false;
+    let panels: PanelCheck[] = [];
+    let alerts: { name: string; state: string }[] = [];
+    let verdict: boolean;
+    let verdictText: string;
+    if (o.load === 'ramp') {
+      const peak = o.rate ?? Math.round(profile.replicaCapacity * 3 * 10) / 10;
+      out(`timeline: one line per planner interval (${intervalSeconds} s); the ramp sends ${peak} requests/s (about 3 replicas' worth) of ${o.isl} tokens in, ${o.osl} out, then none`);
+      rate = peak;
+      for (let i = 0; i < o.maxIntervals && !scaledUp; i++) scaledUp = above() || (await sampleInterval('ramp'), above());
+      // one more interval under load when it scaled: the new replicas serve, the panels read them
+      if (scaledUp) await sampleInterval('ramp');
+      panels = await checkPanels();
+      alerts = await readAlerts();
+      rate = 0;
+      if (scaledUp) for (let i = 0; i < o.maxIntervals && !scaledDown; i++) scaledDown = (await sampleInterval('cool-down'), backDown());
+      verdict = scaledUp && scaledDown;
+      verdictText = !scaledUp
+        ? `the planner did not scale up within ${o.maxIntervals} intervals of ${peak} requests/s`
+        : !scaledDown
+          ? `the planner scaled up, but not back down within ${o.maxIntervals} idle intervals`
+          : `the planner scaled up under load and back down after, in ${timeline.length} intervals of ${intervalSeconds} s`;
+    } else {
+      const steady = o.rate ?? Math.round(profile.replicaCapacity * 0.3 * 100) / 100;
+      out(`timeline: one line per planner interval (${intervalSeconds} s); a steady ${steady} requests/s of ${o.isl} tokens in, ${o.osl} out${o.slowdown !== 1 ? `, the engine ${o.slowdown} times slower than its profile` : ''}`);
+      rate = steady;
+      for (let i = 0; i < o.maxIntervals; i++) await sampleInterval('steady');
+      panels = await checkPanels();
+      alerts = await readAlerts();
+      const breached = alerts.filter((a) => alertRules.includes(a.name));
+      verdict = breached.length === 0;
+      verdictText = verdict
+        ? `the SLA held: no SLA alert pending or firing after ${o.maxIntervals} intervals`
+        : `SLA alerts ${breached.map((a) => `${a.name} ${a.state}`).join(', ')}`;
+    }
+    if (o.keepLogs) {
+      fs.mkdirSync(o.keepLogs, { recursive: true });
+      fs.writeFileSync(path.join(o.keepLogs, 'metric-names.txt'), `${[...scraped].sort().join('\n')}\n`);
+    }
+    loadAbort.abort();
+    reconciling = false;
+    await reconciler;
+    await loader;
+    const empty = panels.filter((p) => p.series === 0 && !p.notSimulated);
+    const unsimulated = panels.filter((p) => p.notSimulated);
+    if (empty.length > 0) {
+      verdict = false;
+      verdictText += `; ${empty.length} dashboard quer${empty.length === 1 ? 'y' : 'ies'} returned nothing`;
+    }
+    out(`verdict: ${verdict ? 'held' : 'failed'}: ${verdictText}; ${sent} requests sent, ${failed} failed`);
+    for (const [why, n] of [...failures].sort((a, b) => b[1] - a[1]).slice(0, 5)) out(`  failed ${n}x: ${printable(why)}`);
+    out(`dashboards: ${panels.length - empty.length - unsimulated.length}/${panels.length} panel queries returned series${unsimulated.length ? `, ${unsimulated.length} read engine gauges the mocker does not export` : ''}`);
+    for (const p of empty) out(`  empty: ${printable(p.dashboard)} / ${printable(p.panel)} (${p.metrics.map(printable).join(', ')}): ${printable(p.expr)}${p.error ? ` (${printable(p.error)})` : ''}`);
+    for (const p of unsimulated) out(`  not simulated: ${printable(p.dashboard)} / ${printable(p.panel)} (${p.metrics.map(printable).join(', ')})`);
+    out(`alerts: ${alerts.length === 0 ? 'none pending or firing' : alerts.map((a) => `${printable(a.name)} ${printable(a.state)}`).join(', ')}`);
+    return { timeline, scaledUp, scaledDown, verdict, verdictText, panels, alerts, alertRules, pids: box.processes.map((s) => s.pid), dropped: plan.dropped, intervalSeconds };
+  } catch (e) {
+    if (e instanceof SandboxError) throw new RehearsalError(e.message);
+    throw e;
+  } finally {
+    stopping = true;
+    client?.close();
+    if (sandbox) {
+      await sandbox.stop(10);
+      if (o.keepLogs) {
+        try {
+          fs.mkdirSync(o.keepLogs, { recursive: true });
+          for (const s of sandbox.processes) if (fs.existsSync(logOf(s.name))) fs.copyFileSync(logOf(s.name), path.join(o.keepLogs, `${s.name}.log`));
+          for (const f of ['prometheus.yaml', 'prometheus.generated.yaml']) {
+            const file = path.join(run, 'monitoring', f);
+            if (fs.existsSync(file)) fs.copyFileSync(file, path.join(o.keepLogs, f));
+          }
+        } catch (e) {
+          say(`--keep-logs ${printable(o.keepLogs)}: ${printable((e as Error).message)}`);
+        }
+      }
+      await sandbox.close();
+    }
+    fs.rmSync(run, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,213 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Testing } from 'cdk8s';
+import * as YAML from 'yaml';
+import { EXAMPLES } from '../../examples';
+import { Dashboards, renderGraph, aggregatedGraphSpec, Backend } from '../../src';
+import { run } from '../../src/cli/main';
+import { metricNames, plannerSettings, rehearseSla, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
+import { RehearsalError } from '../../src/cli/rehearse-plan';
+import { localPrometheusConfig, prometheusObject } from '../../src/cli/sla-monitoring';
+import { dynamoNamespaceOf, graphComponents, graphStatus, podObject, scalingAdapter, withProjectedStatus } from '../../src/cli/sla-pods';
+import { writeRehearsalProfile } from '../../src/cli/sla-profile';
+
+/** What `rehearse --sla` computes and refuses before it starts anything (the loop itself runs in test/sla/run.ts). */
+
+const CRD_DIR = resolve(__dirname, '..', '..', '..', 'shared', 'dynamo', 'crds-v1beta1');
+function crds() {
+  if (!existsSync(CRD_DIR)) throw new Error(`Dynamo's v1beta1 CRDs are not at ${CRD_DIR}; the tests read them from ../shared`);
+  return readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml')).map((f) => ({ file: join(CRD_DIR, f), text: readFileSync(join(CRD_DIR, f), 'utf8') }));
+}
+
+const example = () => Testing.synth(new EXAMPLES['planned-disaggregated'](Testing.app(), 'p')) as any[];
+const graphOf = (objects: any[]) => objects.find((o) => o.kind === 'DynamoGraphDeployment');
+
+/** Whether a PodMonitor's selector (matchLabels and matchExpressions) selects a pod's labels. */
+function selects(selector: any, labels: Record<string, string>): boolean {
+  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  const byExpressions = (selector.matchExpressions ?? []).every((e: any) => {
+    if (e.operator === 'In') return e.values.includes(labels[e.key]);
+    if (e.operator === 'Exists') return e.key in labels;
+    throw new Error(`operator ${e.operator} not handled here`);
+  });
+  return byLabels && byExpressions;
+}
+
+describe('pods as the operator would create them', () => {
+  const objects = example();
+  const dgd = graphOf(objects);
+  const components = graphComponents(dgd);
+  const ns = dynamoNamespaceOf(dgd.metadata.namespace, dgd.metadata.name);
+
+  test('every component\'s pod is selected by exactly the graph\'s PodMonitor for its type, on the port it names', () => {
+    const monitors = objects.filter((o) => o.kind === 'PodMonitor');
+    expect(monitors.length).toBe(3);
+    for (const c of components) {
+      const pod: any = podObject(dgd, c, 0, ns);
+      const selecting = monitors.filter((m) => selects(m.spec.selector, pod.metadata.labels));
+      expect([c.name, selecting.map((m) => m.metadata.name)]).toEqual([c.name, [`${dgd.metadata.name}-${c.type === 'prefill' || c.type === 'decode' ? 'worker' : c.type}`]]);
+      const port = pod.spec.containers[0].ports[0].name;
+      expect(selecting[0].spec.podMetricsEndpoints.map((e: any) => e.port)).toContain(port);
+    }
+  });
+
+  test('labels: graph, component, Dynamo namespace (<namespace>-<graph>), type; the frontend monitor turns the namespace label into dynamo_namespace', () => {
+    const frontend = components.find((c) => c.type === 'frontend')!;
+    const pod: any = podObject(dgd, frontend, 0, ns);
+    expect(pod.metadata.labels).toMatchObject({
+      'nvidia.com/dynamo-graph-deployment-name': 'llama-70b',
+      'nvidia.com/dynamo-component': 'Frontend',
+      'nvidia.com/dynamo-namespace': 'dynamo-workloads-llama-70b',
+      'nvidia.com/dynamo-component-type': 'frontend',
+      'nvidia.com/metrics-enabled': 'true',
+    });
+    const monitor = objects.find((o) => o.kind === 'PodMonitor' && o.metadata.name === 'llama-70b-frontend');
+    expect(monitor.spec.podMetricsEndpoints[0].relabelings).toContainEqual(expect.objectContaining({ sourceLabels: ['__meta_kubernetes_pod_label_nvidia_com_dynamo_namespace'], targetLabel: 'dynamo_namespace' }));
+  });
+
+  test('scaling adapters only for components that ask for one; the status counts replicas and is Ready when all are', () => {
+    expect(components.filter((c) => c.scalingAdapter).map((c) => c.name)).toEqual(['VllmPrefillWorker', 'VllmDecodeWorker']);
+    expect(scalingAdapter('llama-70b', 'dynamo-workloads', components[1])).toMatchObject({ metadata: { name: 'llama-70b-vllmprefillworker' }, spec: { replicas: 1, dgdRef: { name: 'llama-70b', serviceName: 'VllmPrefillWorker' } } });
+    const counts = new Map(components.map((c) => [c.name, { desired: 2, ready: c.type === 'decode' ? 1 : 2 }]));
+    const pending: any = graphStatus(3, components, counts, 'llama-70b', ns, '2026-01-01T00:00:00Z', 'm');
+    expect(pending.status.conditions[0]).toMatchObject({ type: 'Ready', status: 'False', observedGeneration: 3 });
+    expect(pending.status.components.VllmDecodeWorker).toMatchObject({ replicas: 2, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 2, ready: false, servedModelName: 'm', gpusPerEngine: 4 });
+    expect(pending.status.components.Frontend.servedModelName).toBeUndefined();
+    counts.set('VllmDecodeWorker', { desired: 2, ready: 2 });
+    expect((graphStatus(3, components, counts, 'llama-70b', ns, 'now') as any).status.conditions[0].status).toBe('True');
+  });
+
+  test('the CRD copy here lacks the status fields 1.6\'s planner reads: they are added, and nothing else changes', () => {
+    const dgdCrd = crds().map((c) => YAML.parseAllDocuments(c.text).map((d) => d.toJS())).flat().find((d: any) => d?.spec?.names?.kind === 'DynamoGraphDeployment');
+    const { crd, added } = withProjectedStatus(dgdCrd);
+    expect(added).toEqual(['servedModelName', 'runtimeComponentName']);
+    const v1beta1 = (crd.spec.versions as any[]).find((v) => v.name === 'v1beta1');
+    expect(v1beta1.schema.openAPIV3Schema.properties.status.properties.components.additionalProperties.properties.servedModelName).toEqual({ type: 'string' });
+    for (const v of crd.spec.versions as any[]) {
+      const props = v.schema?.openAPIV3Schema?.properties?.status?.properties?.components?.additionalProperties?.properties;
+      if (props) for (const k of added) delete props[k];
+    }
+    expect(crd).toEqual(dgdCrd);
+    expect(withProjectedStatus(crd).added).toEqual(['servedModelName', 'runtimeComponentName']);
+  });
+});
+
+describe('the operator\'s configuration, run outside the cluster', () => {
+  // rendered by the real prometheus-operator v0.85.0 for the planned example's monitors
+  const generated = readFileSync(join(__dirname, '..', 'fixtures', 'sla', 'prometheus-operator-v0.85.0-config.yaml'), 'utf8');
+  const local = YAML.parse(localPrometheusConfig(generated, { podName: 'prometheus-0', rulesDir: '/run/rules', kubeconfig: '/run/kubeconfig' }));
+  const original = YAML.parse(generated);
+
+  test('placeholders filled (the shard keep rule would drop every target), rules read locally, discovery given the kubeconfig', () => {
+    expect(JSON.stringify(local)).not.toContain('$(');
+    expect(local.global.external_labels.prometheus_replica).toBe('prometheus-0');
+    expect(local.rule_files).toEqual(['/run/rules/*.yaml']);
+    const shard = local.scrape_configs.flatMap((s: any) => s.relabel_configs).filter((r: any) => r.action === 'keep' && String(r.regex).startsWith('0;'));
+    expect(shard.length).toBe(original.scrape_configs.length);
+    for (const s of local.scrape_configs) for (const sd of s.kubernetes_sd_configs) expect(sd.kubeconfig_file).toBe('/run/kubeconfig');
+  });
+
+  test('nothing else changes', () => {
+    const undo = JSON.parse(JSON.stringify(local).replace(/prometheus-0/g, '$(POD_NAME)').replace(/"0;\|/g, '"$(SHARD);|'));
+    for (const s of undo.scrape_configs) for (const sd of s.kubernetes_sd_configs) delete sd.kubeconfig_file;
+    undo.rule_files = original.rule_files;
+    expect(undo).toEqual(original);
+  });
+
+  test('the Prometheus object is the chart\'s: every monitor selected, rules by the release label', () => {
+    expect(prometheusObject({ release: 'prometheus', namespace: 'monitoring' })).toMatchObject({
+      metadata: { name: 'prometheus-kube-prometheus-prometheus', namespace: 'monitoring' },
+      spec: { podMonitorSelector: {}, podMonitorNamespaceSelector: {}, ruleSelector: { matchLabels: { release: 'prometheus' } } },
+    });
+  });
+});
+
+test('the PlannerConfig a hostile manifest writes: files, endpoints, plugins and credentials left out and named; scaling settings kept', () => {
+  const r = plannerSettings({
+    environment: 'kubernetes', mode: 'disagg', ttft_ms: 300, itl_ms: 30, throughput_adjustment_interval_seconds: 60, load_predictor: 'kalman', advisory: false,
+    log_dir: '/home/user/.ssh', load_predictor_warmup_trace: '/etc/shadow', metric_pulling_prometheus_token_file: '/root/token', metric_pulling_prometheus_ca_bundle: '/x',
+    plugins: { external_plugins: [{ endpoint: 'http://evil' }] }, control_api_port: 1, model_name: 'a\nb', profile_results_dir: '/elsewhere', metric_pulling_prometheus_endpoint: 'http://evil:9090',
+  });
+  expect(r.kept).toEqual({ environment: 'kubernetes', mode: 'disagg', ttft_ms: 300, itl_ms: 30, throughput_adjustment_interval_seconds: 60, load_predictor: 'kalman', advisory: false });
+  expect(r.dropped).toEqual(['log_dir', 'load_predictor_warmup_trace', 'metric_pulling_prometheus_token_file', 'metric_pulling_prometheus_ca_bundle', 'plugins', 'control_api_port', 'model_name']);
+});
+
+test('the metrics a panel reads: selectors and ranges, not functions, labels or strings', () => {
+  const serving = Dashboards.serving({ sla: { ttftMs: 300, itlMs: 30 }, dynamoVersion: '1.6.1' });
+  const exprs = (serving.panels ?? []).flatMap((p: any) => (p.targets ?? []).map((t: any) => t.expr));
+  const names = new Set(exprs.flatMap(metricNames));
+  expect(names).toEqual(new Set([
+    'dynamo_frontend_requests_total', 'dynamo_component_errors_total', 'up', 'dynamo_frontend_time_to_first_token_seconds', 'dynamo_frontend_inter_token_latency_seconds',
+    'dynamo_frontend_input_sequence_tokens', 'dynamo_frontend_output_sequence_tokens', 'dynamo_frontend_inflight_requests', 'dynamo_frontend_queued_requests',
+    'dynamo_component_gpu_cache_usage_percent', 'dynamo_component_kv_cache_hit_rate',
+  ]));
+  expect(metricNames('sum by (le) (rate(x_bucket{a="rate(y[5m])"}[1m]))')).toEqual(['x']);
+});
+
+test('the rehearsal\'s engine profile is in the profiler\'s format, ITL meets its target where one replica serves 1 request/s', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sla-profile-'));
+  try {
+    const p = writeRehearsalProfile(dir, { ttftMs: 300, itlMs: 30, isl: 1000, osl: 100 });
+    const prefill = JSON.parse(readFileSync(join(dir, 'prefill_raw_data.json'), 'utf8'));
+    const decode = JSON.parse(readFileSync(join(dir, 'decode_raw_data.json'), 'utf8'));
+    expect(prefill.prefill_isl.length).toBe(prefill.prefill_ttft.length);
+    expect(prefill.prefill_ttft[prefill.prefill_isl.indexOf(1000)]).toBeLessThanOrEqual(300 / 4);
+    expect(decode.x_kv_usage.length).toBe(decode.z_itl.length);
+    expect(decode.y_context_length.length).toBe(decode.z_itl.length);
+    // Little's law at the target: concurrency / (osl x ITL) requests per second
+    const usage = (1 - 0.3) / 0.9;
+    const concurrency = (usage * decode.max_kv_tokens) / (1000 + 50);
+    expect(concurrency / (100 * 0.03)).toBeCloseTo(p.replicaCapacity, 1);
+    expect(Math.max(...decode.z_itl)).toBeGreaterThan(30);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+describe('refused before anything starts', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sla-refused-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const options = (extra: Partial<SlaRehearseOptions> = {}): SlaRehearseOptions => ({
+    crds: crds(), isl: 1000, osl: 100, slowdown: 1, maxIntervals: 4, startTimeout: 180, requestTimeout: 60, load: 'ramp', peersDir: join(dir, 'no-peers'), ...extra,
+  });
+  const sla = (objects: any[], extra: Partial<SlaRehearseOptions> = {}) => {
+    let stderr = '';
+    return rehearseSla([{ file: 'g.yaml', text: objects.map((o) => YAML.stringify(o)).join('---\n') }], options(extra), { stdout: () => undefined, stderr: (t) => (stderr += t) });
+  };
+
+  test('a graph without a planner, a 0.x graph, a request with no graph', async () => {
+    const r = renderGraph(aggregatedGraphSpec('g', 'ns', { model: 'm', backend: Backend.vllm(), workers: {} }));
+    await expect(sla([r.graph])).rejects.toThrow(new RehearsalError('g has no Planner: --sla rehearses a planner\'s control loop (add planner: { ttftMs, itlMs } to the deployment, or rehearse without --sla)'));
+    const old = renderGraph(aggregatedGraphSpec('g', 'ns', { model: 'm', backend: Backend.vllm(), workers: {}, dynamoVersion: '0.9.0' }));
+    await expect(sla([old.graph])).rejects.toThrow(/Dynamo 0\.9\.0's planner \(planner_sla\).*an SLA rehearsal runs the 1\.x planner/);
+    await expect(sla([{ apiVersion: 'nvidia.com/v1beta1', kind: 'DynamoGraphDeploymentRequest', metadata: { name: 'r' }, spec: {} }])).rejects.toThrow(/generated in the cluster by the profiler/);
+  });
+
+  test('missing peers are named, with how to build them', async () => {
+    await expect(sla(example())).rejects.toThrow(/an SLA rehearsal runs etcd, kube-apiserver, prometheus-operator, prometheus from .*no-peers\/bin; missing: etcd, kube-apiserver, prometheus-operator, prometheus\. Build them from the Go module proxy with `bash node_modules\/dynamo-constructs\/scripts\/build-peers\.sh sla`/);
+  });
+
+  test('missing CRDs are named, and a graph with no PodMonitor (before any peer is looked for)', async () => {
+    const peers = join(dir, 'peers');
+    mkdirSync(join(peers, 'bin'), { recursive: true });
+    for (const b of ['etcd', 'kube-apiserver', 'prometheus-operator', 'prometheus']) writeFileSync(join(peers, 'bin', b), '#!/bin/sh\n', { mode: 0o755 });
+    await expect(sla(example(), { peersDir: peers, crds: [] })).rejects.toThrow(/needs the CRDs of DynamoGraphDeployment, DynamoGraphDeploymentScalingAdapter, PodMonitor, PrometheusRule, Prometheus, Probe/);
+    const noMonitors = example().filter((o) => o.kind !== 'PodMonitor');
+    await expect(sla(noMonitors, { peersDir: peers })).rejects.toThrow(/^the files hold no PodMonitor: the planner would read no metrics/);
+  });
+});
+
+test('command line: --sla needs --crds; plain and SLA options do not mix', () => {
+  const cli = (argv: string[]) => {
+    let stderr = '';
+    const status = run(['rehearse', ...argv], { stdout: () => undefined, stderr: (t) => (stderr += t), stdin: () => '' });
+    return { status, stderr };
+  };
+  expect(cli(['--sla', 'x.yaml'])).toEqual({ status: 2, stderr: expect.stringContaining("--sla needs Dynamo's CRDs: --crds <file|dir>") });
+  expect(cli(['--sla', '--requests', '3', 'x.yaml']).stderr).toContain('--requests is an option of a plain rehearsal; --sla sends its own load in its own network');
+  expect(cli(['--load', 'steady', 'x.yaml']).stderr).toContain('--load is an option of --sla');
+  expect(cli(['--sla', '--load', 'spiky', '--crds', 'c', 'x.yaml']).stderr).toContain('--load must be ramp or steady, got "spiky"');
+  expect(cli(['--sla', '--rate', '-1', '--crds', 'c', 'x.yaml']).stderr).toContain('--rate must be a number from 0.01 to 1000, got "-1"');
+  expect(cli(['--sla', '--slowdown', '0.5', '--crds', 'c', 'x.yaml']).stderr).toContain('--slowdown must be a number from 1 to 1000, got "0.5"');
+});
