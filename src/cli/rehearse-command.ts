@@ -65,6 +65,9 @@ The SLA loop (--sla), for a graph with a Planner (Dynamo 1.6.1):
   --isl <n>, --osl <n>    tokens in and out per request (default 1000 and 100)
   --max-intervals <n>     planner intervals each phase may take (default 4)
   --planner-python <path> the Python 3.11 that creates the planner's virtualenv
+  --load-generator, --aiperf
+                          as above: AIPerf (one run per phase, at its rate) where it
+                          runs, else plain HTTP
 
 Exit status: 0 when every request succeeded (--sla: when the verdict held), 1 when
 one failed or the graph did not start (--sla: the verdict failed), 2 on usage errors, 130 on SIGINT and 143 on SIGTERM (a second one stops at
@@ -119,7 +122,7 @@ function parseRehearse(argv: readonly string[]): { files: string[]; options: Reh
 }
 
 /** Options of a plain rehearsal that an SLA rehearsal does not take (its load and network are its own). */
-const NOT_WITH_SLA = ['--requests', '--concurrency', '--max-tokens', '--sla-ttft-ms', '--sla-itl-ms', '--load-generator', '--aiperf', '--host-network', '--strict'];
+const NOT_WITH_SLA = ['--requests', '--concurrency', '--max-tokens', '--sla-ttft-ms', '--sla-itl-ms', '--host-network', '--strict'];
 /** Options of an SLA rehearsal only. */
 const SLA_ONLY = ['--crds', '--peers', '--load', '--rate', '--slowdown', '--isl', '--osl', '--max-intervals', '--planner-python'];
 
@@ -162,7 +165,12 @@ function parseSla(argv: readonly string[]): { files: string[]; crds: string[]; o
       const l = value();
       if (l !== 'ramp' && l !== 'steady') throw new UsageError(`--load must be ramp or steady, got ${JSON.stringify(printable(l))}`);
       o.load = l;
-    } else if (a === '--hf-token-from-env') o.hfTokenFromEnv = true;
+    } else if (name === '--load-generator') {
+      const g = value();
+      if (g !== 'auto' && g !== 'aiperf' && g !== 'http') throw new UsageError(`--load-generator must be auto, aiperf or http, got ${JSON.stringify(printable(g))}`);
+      o.loadGenerator = g;
+    } else if (name === '--aiperf') o.aiperf = value();
+    else if (a === '--hf-token-from-env') o.hfTokenFromEnv = true;
     else if (name === '--keep-logs') o.keepLogs = value();
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${printable(a)}`);
     else files.push(a);
@@ -171,6 +179,7 @@ function parseSla(argv: readonly string[]): { files: string[]; crds: string[]; o
   if (crds.length === 0) throw new UsageError("--sla needs Dynamo's CRDs: --crds <file|dir> (the DynamoGraphDeployment and scaling adapter CRDs of its chart)");
   if (o.tokenizer !== undefined && o.hfTokenFromEnv) throw new UsageError('--hf-token-from-env and --tokenizer contradict each other: with a local model directory nothing is downloaded');
   if (o.hfTokenFromEnv && !process.env.HF_TOKEN && !process.env.HUGGING_FACE_HUB_TOKEN) throw new UsageError('--hf-token-from-env: HF_TOKEN is not set');
+  if (o.aiperf !== undefined && o.loadGenerator === 'http') throw new UsageError('--aiperf and --load-generator http contradict each other');
   return { files, crds, options: o };
 }
 

@@ -12,6 +12,7 @@ import {
   copyModelFiles,
   describeEnding,
   fetchFromHub,
+  findAiperf,
   fmt,
   fromUser,
   get,
@@ -20,6 +21,7 @@ import {
   placeInHubCache,
   pythonOf,
   rehearsalPython,
+  STAND_IN_TOKENIZER,
   RehearsalInterrupted,
   RehearseIo,
   Target,
@@ -95,6 +97,15 @@ export interface SlaRehearseOptions {
   readonly startTimeout: number;
   /** Seconds one request may take. @default 60 */
   readonly requestTimeout: number;
+  /**
+   * What sends the requests: `aiperf` (NVIDIA AIPerf, an error where it does not run; one AIPerf run
+   * per phase, at the phase's rate), `http` (open-loop streaming HTTP from the rehearsal), or `auto`:
+   * AIPerf where it is found, plain HTTP otherwise.
+   * @default 'auto'
+   */
+  readonly loadGenerator?: 'auto' | 'aiperf' | 'http';
+  /** The aiperf executable. @default - `aiperf` on PATH */
+  readonly aiperf?: string;
   /** Copy every process's log (and the Prometheus configuration) here. */
   readonly keepLogs?: string;
   readonly signal?: AbortSignal;
@@ -140,6 +151,8 @@ export interface SlaRehearsalResult {
   readonly pids: readonly number[];
   readonly dropped: readonly Dropped[];
   readonly intervalSeconds: number;
+  /** What sent the requests: `aiperf <version>` or `http`. */
+  readonly loadGenerator: string;
 }
 
 /** What the 1.6 planner needs on Python 3.11 (its `aisimulate` pin is a stub PyPI cannot install: the planner's own is the dev build PyPI serves). */
@@ -258,6 +271,34 @@ export function metricNames(expr: string): string[] {
   return [...names];
 }
 
+/**
+ * An alert rule's measure: its expression left of the last top-level comparison with a threshold
+ * (`histogram_quantile(...) > 0.3` reads `histogram_quantile(...)`), which returns series whether or
+ * not the alert fires; an expression without one is returned whole.
+ */
+export function alertMeasure(expr: string): string {
+  let depth = 0;
+  let quote: string | undefined;
+  let cut = -1;
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = undefined;
+      continue;
+    }
+    if (c === '"' || c === "'" || c === '`') quote = c;
+    else if (c === '(' || c === '{' || c === '[') depth++;
+    else if (c === ')' || c === '}' || c === ']') depth--;
+    else if (depth === 0 && /[<>=!]/.test(c)) {
+      const op = /^(==|!=|>=|<=|>|<)/.exec(expr.slice(i))?.[0];
+      if (op && /^\s*(bool\s+)?-?[0-9.]+(e[+-]?[0-9]+)?\s*$/i.test(expr.slice(i + op.length))) cut = i;
+      if (op) i += op.length - 1;
+    }
+  }
+  return cut < 0 ? expr : expr.slice(0, cut).trim();
+}
+
 /** The prompt tokens the frontend counts for a text (a one-token, non-streaming request), or undefined. */
 function promptTokens(socketPath: string, model: string, text: string, timeoutSeconds: number): Promise<number | undefined> {
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: text }], max_tokens: 1, stream: false });
@@ -283,6 +324,9 @@ function promptTokens(socketPath: string, model: string, text: string, timeoutSe
     req.end(body);
   });
 }
+
+/** Processes per worker pool at most, whatever the manifest or the planner asks (each is a Python process). */
+const MAX_REPLICAS = 8;
 
 /** Dashboards in the manifests are read, not trusted: at most this many of their queries run. */
 const MAX_PANEL_QUERIES = 500;
@@ -394,13 +438,16 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     if (o.tokenizer) tokenizerDir(o.tokenizer, modelDir, say);
     const python = rehearsalPython(version, { python: o.python, cacheDir: o.cacheDir }, say);
     const plannerPython = plannerVenv(version, o, say);
+    const aiperf = findAiperf(o);
     if (!o.tokenizer) {
       if (modelId === undefined || !isHubId(modelId)) throw new RehearsalError(`the model ${modelId === undefined ? '(none)' : JSON.stringify(printable(modelId))} is not a Hugging Face id the rehearsal can fetch; give its tokenizer and config with --tokenizer DIR`);
       copyModelFiles(await fetchFromHub(python, modelId, o, say), modelDir);
     }
     const home = path.join(run, 'hf');
     if (modelId !== undefined && isHubId(modelId)) placeInHubCache(home, modelId, modelDir);
-    for (const d of ['logs', 'home', 'tmp', 'discovery', 'serviceaccount', 'cluster', 'monitoring', 'profile']) fs.mkdirSync(path.join(run, d), { recursive: true });
+    // AIPerf counts its prompts' tokens with the model's tokenizer, offline, from the private cache
+    if (aiperf) placeInHubCache(home, STAND_IN_TOKENIZER, modelDir);
+    for (const d of ['logs', 'home', 'tmp', 'discovery', 'serviceaccount', 'cluster', 'monitoring', 'profile', 'aiperf']) fs.mkdirSync(path.join(run, d), { recursive: true });
 
     // the simulated engine: one profile for the mocker's timing and the planner's model of it
     const profile = writeRehearsalProfile(path.join(run, 'profile'), { ttftMs, itlMs, isl: o.isl, osl: o.osl });
@@ -538,7 +585,10 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
 
     // workers first (the frontend reads their model cards), then the frontend, then the planner
     const deadline = Date.now() + o.startTimeout * 1000;
-    for (const w of workers) for (let i = 0; i < Math.max(1, w.replicas); i++) await startReplica(w);
+    for (const w of workers) {
+      if (w.replicas > MAX_REPLICAS) say(`${w.name}: ${w.replicas} replicas asked for; a rehearsal runs at most ${MAX_REPLICAS} per pool`);
+      for (let i = 0; i < Math.min(MAX_REPLICAS, Math.max(1, w.replicas)); i++) await startReplica(w);
+    }
     const cards = path.join(run, 'discovery', release.localRun.modelCards);
     while (completeCards(cards) < pods.length) {
       check();
@@ -610,11 +660,12 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
         const desired = typeof spec?.replicas === 'number' ? spec.replicas : 1;
         if (workers.includes(c)) {
           const mine = pods.filter((p) => p.component === c.name);
-          const before = mine.length;
-          for (let i = mine.length; i < desired; i++) await startReplica(c);
+          const before = replicasNow.get(c.name) ?? mine.length;
+          // what a planner asks beyond the rehearsal's bound is not started, and the status says so (ready < desired)
+          for (let i = mine.length; i < Math.min(desired, MAX_REPLICAS); i++) await startReplica(c);
           for (const p of mine.slice(desired).reverse()) await stopReplica(p);
           if (before !== desired) {
-            events.push(`${c.name} ${before}→${desired}`);
+            events.push(`${c.name} ${before}→${desired}${desired > MAX_REPLICAS ? ` (${MAX_REPLICAS} started: the rehearsal's bound)` : ''}`);
             replicasNow.set(c.name, desired);
           }
         }
@@ -656,16 +707,21 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       await pause(500);
     }
     await setReady(plannerPod, true);
-    say(`the planner is ready; the load ramp starts`);
+    say(`the planner is ready; the load starts`);
 
     // load: open-loop requests at the phase's rate, each prompt about isl tokens long (as the model's
     // tokenizer counts them, with its chat template: measured once on a probe)
     const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
-    const probeWords = 200;
-    const probeTokens = await promptTokens(socketPath, served, Array.from({ length: probeWords }, (_, i) => words[i % words.length]).join(' '), o.requestTimeout);
-    const perWord = probeTokens !== undefined && probeTokens > 0 ? probeTokens / probeWords : 1;
-    const wordsPerPrompt = Math.max(1, Math.round(o.isl / perWord));
-    say(`prompts of ${wordsPerPrompt} words: about ${o.isl} tokens as the model's tokenizer counts them${probeTokens === undefined ? ' (the probe got no token count: one word taken as one token)' : ''}`);
+    let wordsPerPrompt = o.isl;
+    if (aiperf) {
+      say(`the requests are sent by AIPerf ${aiperf.version} (synthetic prompts of ${o.isl} tokens, ${o.osl} out)`);
+    } else {
+      const probeWords = 200;
+      const probeTokens = await promptTokens(socketPath, served, Array.from({ length: probeWords }, (_, i) => words[i % words.length]).join(' '), o.requestTimeout);
+      const perWord = probeTokens !== undefined && probeTokens > 0 ? probeTokens / probeWords : 1;
+      wordsPerPrompt = Math.max(1, Math.round(o.isl / perWord));
+      say(`the requests are sent over plain HTTP: prompts of ${wordsPerPrompt} words, about ${o.isl} tokens as the model's tokenizer counts them${probeTokens === undefined ? ' (the probe got no token count: one word taken as one token)' : ''}`);
+    }
     let rate = 0;
     let sent = 0;
     let failed = 0;
@@ -674,9 +730,54 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     const loadAbort = new AbortController();
     // every request in flight listens for the end of the load
     setMaxListeners(0, loadAbort.signal);
+    // requests the frontend has seen (finished or in flight), from its own metrics endpoint
+    const requestsSeen = async (): Promise<number> => {
+      const r = await get(target, '/metrics', 5000).catch(() => undefined);
+      if (r?.status !== 200) return 0;
+      let n = 0;
+      for (const line of r.body.split('\n')) {
+        const m = /^dynamo_frontend_(?:requests_total|inflight_requests)\{[^}]*\} ([0-9.e+]+)$/.exec(line);
+        if (m) n += Number(m[1]);
+      }
+      return n;
+    };
+    // with AIPerf, one run per phase at the phase's rate, stopped when the phase ends
+    let aiperfRun: string | undefined;
+    let aiperfRuns = 0;
+    const setRate = async (r: number) => {
+      if (!aiperf) {
+        rate = r;
+        return;
+      }
+      rate = r;
+      if (aiperfRun) {
+        expectedEnd.add(aiperfRun);
+        box.signal(aiperfRun, 'TERM');
+        aiperfRun = undefined;
+      }
+      if (r <= 0) return;
+      const name = `aiperf-${++aiperfRuns}`;
+      await start(name, [
+        aiperf.bin, 'profile', '--model', served!, '--url', `http://${frontendPod.addr}:8000`, '--endpoint-type', 'chat', '--streaming',
+        '--tokenizer', STAND_IN_TOKENIZER, '--request-rate', String(r), '--request-rate-mode', 'constant', '--benchmark-duration', String((o.maxIntervals + 2) * intervalSeconds),
+        '--isl', String(o.isl), '--osl', String(o.osl), '--request-timeout-seconds', String(o.requestTimeout),
+        // the mocker answers with random token ids: the server's counts are the true ones
+        '--use-server-token-count', '--random-seed', String(7 + aiperfRuns), '--ui', 'none', '--artifact-dir', path.join(run, 'aiperf', name),
+      ]);
+      aiperfRun = name;
+      // AIPerf takes a while to start (its workers, the tokenizer): the phase begins with its first request
+      const before = await requestsSeen();
+      const began = Date.now();
+      while ((await requestsSeen()) <= before) {
+        check();
+        if (Date.now() - began > 180_000) throw new RehearsalError(`AIPerf sent no request in 180 s; its last lines:\n${lastLines(name)}`);
+        await pause(1000);
+      }
+      say(`${name}: AIPerf sends ${r} requests/s (its first ${Math.round((Date.now() - began) / 1000)} s after it started)`);
+    };
     const loader = (async () => {
       let next = Date.now();
-      while (!loadAbort.signal.aborted) {
+      while (!loadAbort.signal.aborted && !aiperf) {
         if (rate <= 0) {
           await pause(200);
           next = Date.now();
@@ -778,7 +879,32 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       return checks;
     };
     const alertRules: string[] = [];
-    for (const r of rules) for (const g of (Array.isArray(r.spec?.groups) ? r.spec.groups : []) as any[]) for (const rule of (Array.isArray(g?.rules) ? g.rules : []) as any[]) if (typeof rule?.alert === 'string') alertRules.push(rule.alert);
+    const alertExprs: { alert: string; expr: string }[] = [];
+    for (const r of rules) {
+      for (const g of (Array.isArray(r.spec?.groups) ? r.spec.groups : []) as any[]) {
+        for (const rule of (Array.isArray(g?.rules) ? g.rules : []) as any[]) {
+          if (typeof rule?.alert !== 'string') continue;
+          alertRules.push(rule.alert);
+          if (typeof rule.expr === 'string' && alertExprs.length < MAX_PANEL_QUERIES) alertExprs.push({ alert: rule.alert, expr: rule.expr });
+        }
+      }
+    }
+    // each alert's measure (its expression left of the threshold) must return series, as a panel must
+    const checkAlertExprs = async (): Promise<PanelCheck[]> => {
+      const checks: PanelCheck[] = [];
+      for (const a of alertExprs) {
+        const expr = alertMeasure(a.expr);
+        let series = 0;
+        let error: string | undefined;
+        try {
+          series = (await promQuery(monitoring.socketPath, expr)).length;
+        } catch (e) {
+          error = (e as Error).message;
+        }
+        checks.push({ dashboard: 'PrometheusRule', panel: a.alert, expr, metrics: metricNames(expr), series, error, notSimulated: false });
+      }
+      return checks;
+    };
     const readAlerts = async () => {
       const r = await promGet(monitoring.socketPath, '/api/v1/alerts');
       return ((r.body?.data?.alerts ?? []) as any[]).map((a) => ({ name: String(a.labels?.alertname), state: String(a.state) }));
@@ -793,13 +919,13 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     if (o.load === 'ramp') {
       const peak = o.rate ?? Math.round(profile.replicaCapacity * 3 * 10) / 10;
       out(`timeline: one line per planner interval (${intervalSeconds} s); the ramp sends ${peak} requests/s (about 3 replicas' worth) of ${o.isl} tokens in, ${o.osl} out, then none`);
-      rate = peak;
+      await setRate(peak);
       for (let i = 0; i < o.maxIntervals && !scaledUp; i++) scaledUp = above() || (await sampleInterval('ramp'), above());
       // one more interval under load when it scaled: the new replicas serve, the panels read them
       if (scaledUp) await sampleInterval('ramp');
-      panels = await checkPanels();
+      panels = [...(await checkPanels()), ...(await checkAlertExprs())];
       alerts = await readAlerts();
-      rate = 0;
+      await setRate(0);
       if (scaledUp) for (let i = 0; i < o.maxIntervals && !scaledDown; i++) scaledDown = (await sampleInterval('cool-down'), backDown());
       verdict = scaledUp && scaledDown;
       verdictText = !scaledUp
@@ -810,9 +936,9 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     } else {
       const steady = o.rate ?? Math.round(profile.replicaCapacity * 0.3 * 100) / 100;
       out(`timeline: one line per planner interval (${intervalSeconds} s); a steady ${steady} requests/s of ${o.isl} tokens in, ${o.osl} out${o.slowdown !== 1 ? `, the engine ${o.slowdown} times slower than its profile` : ''}`);
-      rate = steady;
+      await setRate(steady);
       for (let i = 0; i < o.maxIntervals; i++) await sampleInterval('steady');
-      panels = await checkPanels();
+      panels = [...(await checkPanels()), ...(await checkAlertExprs())];
       alerts = await readAlerts();
       const breached = alerts.filter((a) => alertRules.includes(a.name));
       verdict = breached.length === 0;
@@ -824,6 +950,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       fs.mkdirSync(o.keepLogs, { recursive: true });
       fs.writeFileSync(path.join(o.keepLogs, 'metric-names.txt'), `${[...scraped].sort().join('\n')}\n`);
     }
+    await setRate(0);
     loadAbort.abort();
     reconciling = false;
     await reconciler;
@@ -834,13 +961,17 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       verdict = false;
       verdictText += `; ${empty.length} dashboard quer${empty.length === 1 ? 'y' : 'ies'} returned nothing`;
     }
-    out(`verdict: ${verdict ? 'held' : 'failed'}: ${verdictText}; ${sent} requests sent, ${failed} failed`);
+    // what the frontend counted, whoever sent the requests
+    const byStatus = await promQuery(monitoring.socketPath, `sum by (status) (dynamo_frontend_requests_total{${dyn}})`).catch(() => []);
+    const counted = byStatus.reduce((n, x) => n + x.value, 0);
+    const unsuccessful = byStatus.filter((x) => x.metric.status !== 'success').reduce((n, x) => n + x.value, 0);
+    out(`verdict: ${verdict ? 'held' : 'failed'}: ${verdictText}; the frontend counted ${Math.round(counted)} requests, ${Math.round(unsuccessful)} not successful${aiperf ? ` (sent by AIPerf ${aiperf.version})` : ` (sent over plain HTTP: ${sent}, ${failed} failed)`}`);
     for (const [why, n] of [...failures].sort((a, b) => b[1] - a[1]).slice(0, 5)) out(`  failed ${n}x: ${printable(why)}`);
-    out(`dashboards: ${panels.length - empty.length - unsimulated.length}/${panels.length} panel queries returned series${unsimulated.length ? `, ${unsimulated.length} read engine gauges the mocker does not export` : ''}`);
+    out(`dashboards and alert rules: ${panels.length - empty.length - unsimulated.length}/${panels.length} queries returned series${unsimulated.length ? `, ${unsimulated.length} read engine gauges the mocker does not export` : ''}`);
     for (const p of empty) out(`  empty: ${printable(p.dashboard)} / ${printable(p.panel)} (${p.metrics.map(printable).join(', ')}): ${printable(p.expr)}${p.error ? ` (${printable(p.error)})` : ''}`);
     for (const p of unsimulated) out(`  not simulated: ${printable(p.dashboard)} / ${printable(p.panel)} (${p.metrics.map(printable).join(', ')})`);
     out(`alerts: ${alerts.length === 0 ? 'none pending or firing' : alerts.map((a) => `${printable(a.name)} ${printable(a.state)}`).join(', ')}`);
-    return { timeline, scaledUp, scaledDown, verdict, verdictText, panels, alerts, alertRules, pids: box.processes.map((s) => s.pid), dropped: plan.dropped, intervalSeconds };
+    return { timeline, scaledUp, scaledDown, verdict, verdictText, panels, alerts, alertRules, pids: box.processes.map((s) => s.pid), dropped: plan.dropped, intervalSeconds, loadGenerator: aiperf ? `aiperf ${aiperf.version}` : 'http' };
   } catch (e) {
     if (e instanceof SandboxError) throw new RehearsalError(e.message);
     throw e;

@@ -185,7 +185,8 @@ export function renderSlaAlerts(g: ObservedGraph, o: SlaAlertOptions): KubeObjec
             {
               alert: 'DynamoFrontendErrors',
               expr:
-                `sum(rate(dynamo_frontend_requests_total{${frontend}, status!="success"}[5m])) / ` +
+                // no failed request yet is a share of 0, not an empty expression
+                `(sum(rate(dynamo_frontend_requests_total{${frontend}, status!="success"}[5m])) or vector(0)) / ` +
                 `sum(rate(dynamo_frontend_requests_total{${frontend}}[5m])) > ${threshold}`,
               for: forDuration,
               labels,

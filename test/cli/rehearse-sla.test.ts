@@ -6,7 +6,7 @@ import * as YAML from 'yaml';
 import { EXAMPLES } from '../../examples';
 import { Dashboards, renderGraph, aggregatedGraphSpec, Backend } from '../../src';
 import { run } from '../../src/cli/main';
-import { metricNames, plannerSettings, rehearseSla, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
+import { alertMeasure, metricNames, plannerSettings, rehearseSla, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
 import { RehearsalError } from '../../src/cli/rehearse-plan';
 import { localPrometheusConfig, prometheusObject } from '../../src/cli/sla-monitoring';
 import { dynamoNamespaceOf, graphComponents, graphStatus, podObject, scalingAdapter, withProjectedStatus } from '../../src/cli/sla-pods';
@@ -133,6 +133,21 @@ test('the PlannerConfig a hostile manifest writes: files, endpoints, plugins and
   expect(r.dropped).toEqual(['log_dir', 'load_predictor_warmup_trace', 'metric_pulling_prometheus_token_file', 'metric_pulling_prometheus_ca_bundle', 'plugins', 'control_api_port', 'model_name']);
 });
 
+test('an alert\'s measure: its expression without the threshold, which returns series whether it fires or not', () => {
+  const rule = example().find((o) => o.kind === 'PrometheusRule');
+  const exprs: Record<string, string> = Object.fromEntries(rule.spec.groups[0].rules.map((r: any) => [r.alert, r.expr]));
+  const measures = Object.fromEntries(Object.entries(exprs).map(([k, v]) => [k, alertMeasure(v)]));
+  for (const [k, m] of Object.entries(measures)) {
+    expect(exprs[k].startsWith(m)).toBe(true);
+    expect(exprs[k].slice(m.length)).toMatch(/^\s*(>|==)\s*[0-9.]+$/);
+  }
+  expect(measures.DynamoNoWorkers).toMatch(/^\(sum\(up\{.*\}\) or vector\(0\)\)$/);
+  // comparisons inside selectors, strings and functions stay
+  expect(alertMeasure('sum(x{a!="b>1"}) > bool 2')).toBe('sum(x{a!="b>1"})');
+  expect(alertMeasure('a > b')).toBe('a > b');
+  expect(alertMeasure('rate(x[5m])')).toBe('rate(x[5m])');
+});
+
 test('the metrics a panel reads: selectors and ranges, not functions, labels or strings', () => {
   const serving = Dashboards.serving({ sla: { ttftMs: 300, itlMs: 30 }, dynamoVersion: '1.6.1' });
   const exprs = (serving.panels ?? []).flatMap((p: any) => (p.targets ?? []).map((t: any) => t.expr));
@@ -210,4 +225,5 @@ test('command line: --sla needs --crds; plain and SLA options do not mix', () =>
   expect(cli(['--sla', '--load', 'spiky', '--crds', 'c', 'x.yaml']).stderr).toContain('--load must be ramp or steady, got "spiky"');
   expect(cli(['--sla', '--rate', '-1', '--crds', 'c', 'x.yaml']).stderr).toContain('--rate must be a number from 0.01 to 1000, got "-1"');
   expect(cli(['--sla', '--slowdown', '0.5', '--crds', 'c', 'x.yaml']).stderr).toContain('--slowdown must be a number from 1 to 1000, got "0.5"');
+  expect(cli(['--sla', '--aiperf', '/bin/aiperf', '--load-generator', 'http', '--crds', 'c', 'x.yaml']).stderr).toContain('--aiperf and --load-generator http contradict each other');
 });

@@ -13,38 +13,21 @@ import { join, resolve } from 'node:path';
 import { Testing } from 'cdk8s';
 import { EXAMPLES } from '../../examples';
 import { Backend, disaggregatedGraphSpec, renderGraph, Router } from '../../src';
-import { pythonOf, rehearsalPython, rehearse, userCache } from '../../src/cli/rehearse';
+import { rehearsalPython, rehearse } from '../../src/cli/rehearse';
 import { RehearsalError } from '../../src/cli/rehearse-plan';
 import { toYaml } from '../support/manifests';
 import { hostileRehearsals } from '../security/rehearse-hostile';
+import { aiperfExecutable } from './aiperf';
 
 process.env.DYNAMO_CONSTRUCTS_QUIET ??= '1';
 const ROOT = resolve(__dirname, '..', '..');
 const REQUESTS = 12;
-
-const AIPERF = 'aiperf==0.13.0';
 
 const CASES = [
   { example: 'planned-disaggregated', version: '1.6.1', disaggregated: true, load: 'aiperf' },
   { example: 'aggregated-kv-router', version: '0.9.0', disaggregated: false, load: 'aiperf' },
   { example: 'planned-disaggregated', version: '1.6.1', disaggregated: true, load: 'http' },
 ] as const;
-
-/** AIPerf in its own cached virtualenv (next to the rehearsal's), installed on first use. */
-function aiperfExecutable(say: (line: string) => void): string {
-  const dir = join(userCache(), 'rehearse', `venv-${AIPERF.replace('==', '-')}`);
-  const bin = join(dir, 'bin', 'aiperf');
-  const stamp = join(dir, '.installed');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === AIPERF && existsSync(bin)) return bin;
-  say(`installing ${AIPERF} into ${dir} (first run: about a minute)`);
-  rmSync(dir, { recursive: true, force: true });
-  for (const [cmd, args] of [[pythonOf('3.11', undefined), ['-m', 'venv', dir]], [join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', AIPERF]]] as const) {
-    const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stderr}`);
-  }
-  writeFileSync(stamp, AIPERF);
-  return bin;
-}
 
 /** Dynamo processes on this machine (none may outlive a rehearsal). */
 function dynamoProcesses(): string[] {

@@ -17,6 +17,7 @@ import { App, Chart, Testing } from 'cdk8s';
 import { EXAMPLES } from '../../examples';
 import { Backend, DisaggregatedDeployment, Fabric, LoadPredictor, ModelCache, Router } from '../../src/cdk8s';
 import { rehearsalPython } from '../../src/cli/rehearse';
+import { aiperfExecutable } from '../rehearsal/aiperf';
 import { rehearseSla, SlaRehearsalResult, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
 import { toYaml } from '../support/manifests';
 
@@ -45,7 +46,7 @@ function quickGraph(): string {
 
 /** Processes a rehearsal starts (none may outlive it). */
 function leftRunning(): string[] {
-  const r = spawnSync('pgrep', ['-fa', 'dynamo\\.(frontend|mocker|planner)|real-k8s/bin/(etcd|kube-apiserver|prometheus)'], { encoding: 'utf8' });
+  const r = spawnSync('pgrep', ['-fa', 'dynamo\\.(frontend|mocker|planner)|real-k8s/bin/(etcd|kube-apiserver|prometheus)|aiperf profile'], { encoding: 'utf8' });
   return (r.stdout ?? '').split('\n').filter((l) => l.trim() !== '');
 }
 
@@ -71,6 +72,7 @@ async function main(): Promise<number> {
     const tokenizer = join(work, 'tiny-model');
     const made = spawnSync(rehearsalPython('1.6.1', {}, say), [join(ROOT, 'scripts', 'make-tiny-model.py'), tokenizer], { encoding: 'utf8' });
     if (made.status !== 0) throw new Error(`make-tiny-model.py failed: ${made.stderr}`);
+    const aiperf = aiperfExecutable(say);
     const before = leftRunning();
     if (before.length > 0) throw new Error(`rehearsal processes are running already; stop them first (the suite checks that none is left): ${before.join('; ')}`);
 
@@ -82,13 +84,14 @@ async function main(): Promise<number> {
       process.stdout.write(`\n== ${name}\n`);
       const started = Date.now();
       try {
-        const r = await rehearseSla([{ file, text: readFileSync(file, 'utf8') }], { crds, tokenizer, isl: 1000, osl: 100, slowdown: 1, maxIntervals: 4, startTimeout: 180, requestTimeout: 60, load: 'ramp', keepLogs: join(work, `logs-${name}`), ...o }, {
+        const r = await rehearseSla([{ file, text: readFileSync(file, 'utf8') }], { crds, tokenizer, isl: 1000, osl: 100, slowdown: 1, maxIntervals: 4, startTimeout: 180, requestTimeout: 60, load: 'ramp', loadGenerator: 'aiperf', aiperf, keepLogs: join(work, `logs-${name}`), ...o }, {
           stdout: (t) => process.stdout.write(t),
           stderr: (t) => process.stderr.write(t),
         });
         const left = leftRunning();
         if (left.length > 0) fail(`${name}: processes left running: ${left.join('; ')}`);
-        summary.push(`${name}: ${r.verdictText} (${Math.round((Date.now() - started) / 1000)} s, ${r.pids.length} processes, ${left.length} left)`);
+        if (!r.loadGenerator.startsWith('aiperf ')) fail(`${name}: the requests were sent by ${r.loadGenerator}, not AIPerf`);
+        summary.push(`${name}: ${r.verdictText} (${Math.round((Date.now() - started) / 1000)} s, ${r.pids.length} processes, ${left.length} left, load by ${r.loadGenerator})`);
         return r;
       } catch (e) {
         fail(`${name}: ${(e as Error).message}`);
