@@ -62,7 +62,8 @@ The SLA loop (--sla), for a graph with a Planner (Dynamo 1.6.1):
                           rehearsal engine's capacity)
   --slowdown <x>          the simulated engine x times slower than its profile
                           (default 1), to see the SLA alerts fire
-  --isl <n>, --osl <n>    tokens in and out per request (default 1000 and 100)
+  --isl <n>, --osl <n>    tokens in and out per request (default: the SLA request's
+                          in the files, else 1000 and 100)
   --max-intervals <n>     planner intervals each phase may take (default 4)
   --planner-python <path> the Python 3.11 that creates the planner's virtualenv
   --load-generator, --aiperf
@@ -130,7 +131,7 @@ function parseSla(argv: readonly string[]): { files: string[]; crds: string[]; o
   const files: string[] = [];
   const crds: string[] = [];
   const o: { -readonly [K in keyof Omit<SlaRehearseOptions, 'crds'>]: SlaRehearseOptions[K] } = {
-    isl: 1000, osl: 100, slowdown: 1, maxIntervals: 4, startTimeout: 180, requestTimeout: 60, load: 'ramp',
+    slowdown: 1, maxIntervals: 4, startTimeout: 180, requestTimeout: 60, load: 'ramp',
   };
   eachArgument(argv, (a, value) => {
     const name = a.split('=')[0];

@@ -76,10 +76,10 @@ export interface SlaRehearseOptions {
   readonly peersDir?: string;
   /** The CRDs of Dynamo's release (DynamoGraphDeployment, DynamoGraphDeploymentScalingAdapter), as files read by the caller. */
   readonly crds: readonly LintSource[];
-  /** Tokens per prompt. @default 1000 */
-  readonly isl: number;
-  /** Tokens per answer. @default 100 */
-  readonly osl: number;
+  /** Tokens per prompt. @default - the SLA request's in the files (its workload's `isl`), else 1000 */
+  readonly isl?: number;
+  /** Tokens per answer. @default - the SLA request's in the files, else 100 */
+  readonly osl?: number;
   /**
    * The load: `ramp` sends about three replicas' worth of requests until the planner scales up,
    * then none until it scales back down (the verdict: both happened); `steady` sends a constant
@@ -299,6 +299,14 @@ export function alertMeasure(expr: string): string {
   return cut < 0 ? expr : expr.slice(0, cut).trim();
 }
 
+/** The ISL and OSL of a DynamoGraphDeploymentRequest among the files (v1beta1 `workload`, v1alpha1 `profilingConfig.config.sla`). */
+export function requestWorkload(docs: readonly Record<string, any>[]): { isl?: number; osl?: number } {
+  const request = docs.find((d) => d.kind === 'DynamoGraphDeploymentRequest');
+  const from = request?.spec?.workload ?? request?.spec?.profilingConfig?.config?.sla;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 && v <= 131_072 ? v : undefined);
+  return { isl: count(from?.isl), osl: count(from?.osl) };
+}
+
 /** The prompt tokens the frontend counts for a text (a one-token, non-streaming request), or undefined. */
 function promptTokens(socketPath: string, model: string, text: string, timeoutSeconds: number): Promise<number | undefined> {
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: text }], max_tokens: 1, stream: false });
@@ -355,6 +363,10 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
   }
   if (graphs.length > 1) throw new RehearsalError(`the files hold ${graphs.length} graphs (${graphs.map((g) => printable(String(g.metadata?.name))).join(', ')}); choose one with --graph`);
   const dgd = graphs[0];
+  // the sequence lengths the graph is planned for: the SLA request's, where the files hold one
+  const planned = requestWorkload(docs);
+  const isl = o.isl ?? planned.isl ?? 1000;
+  const osl = o.osl ?? planned.osl ?? 100;
   const version = versionOf(dgd, o.dynamoVersion);
   const release = knownRelease(version);
   if (release.line.startsWith('0.')) {
@@ -450,7 +462,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     for (const d of ['logs', 'home', 'tmp', 'discovery', 'serviceaccount', 'cluster', 'monitoring', 'profile', 'aiperf']) fs.mkdirSync(path.join(run, d), { recursive: true });
 
     // the simulated engine: one profile for the mocker's timing and the planner's model of it
-    const profile = writeRehearsalProfile(path.join(run, 'profile'), { ttftMs, itlMs, isl: o.isl, osl: o.osl });
+    const profile = writeRehearsalProfile(path.join(run, 'profile'), { ttftMs, itlMs, isl, osl });
     // the mocker reads the profile as the lookup tables of its own format, converted here once with
     // the planner's regression (its converter needs the planner's packages, which the mocker's Python lacks)
     const mockerProfile = path.join(run, 'profile', 'mocker-perf-data.npz');
@@ -712,15 +724,15 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     // load: open-loop requests at the phase's rate, each prompt about isl tokens long (as the model's
     // tokenizer counts them, with its chat template: measured once on a probe)
     const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
-    let wordsPerPrompt = o.isl;
+    let wordsPerPrompt = isl;
     if (aiperf) {
-      say(`the requests are sent by AIPerf ${aiperf.version} (synthetic prompts of ${o.isl} tokens, ${o.osl} out)`);
+      say(`the requests are sent by AIPerf ${aiperf.version} (synthetic prompts of ${isl} tokens, ${osl} out)`);
     } else {
       const probeWords = 200;
       const probeTokens = await promptTokens(socketPath, served, Array.from({ length: probeWords }, (_, i) => words[i % words.length]).join(' '), o.requestTimeout);
       const perWord = probeTokens !== undefined && probeTokens > 0 ? probeTokens / probeWords : 1;
-      wordsPerPrompt = Math.max(1, Math.round(o.isl / perWord));
-      say(`the requests are sent over plain HTTP: prompts of ${wordsPerPrompt} words, about ${o.isl} tokens as the model's tokenizer counts them${probeTokens === undefined ? ' (the probe got no token count: one word taken as one token)' : ''}`);
+      wordsPerPrompt = Math.max(1, Math.round(isl / perWord));
+      say(`the requests are sent over plain HTTP: prompts of ${wordsPerPrompt} words, about ${isl} tokens as the model's tokenizer counts them${probeTokens === undefined ? ' (the probe got no token count: one word taken as one token)' : ''}`);
     }
     let rate = 0;
     let sent = 0;
@@ -760,7 +772,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       await start(name, [
         aiperf.bin, 'profile', '--model', served!, '--url', `http://${frontendPod.addr}:8000`, '--endpoint-type', 'chat', '--streaming',
         '--tokenizer', STAND_IN_TOKENIZER, '--request-rate', String(r), '--request-rate-mode', 'constant', '--benchmark-duration', String((o.maxIntervals + 2) * intervalSeconds),
-        '--isl', String(o.isl), '--osl', String(o.osl), '--request-timeout-seconds', String(o.requestTimeout),
+        '--isl', String(isl), '--osl', String(osl), '--request-timeout-seconds', String(o.requestTimeout),
         // the mocker answers with random token ids: the server's counts are the true ones
         '--use-server-token-count', '--random-seed', String(7 + aiperfRuns), '--ui', 'none', '--artifact-dir', path.join(run, 'aiperf', name),
       ]);
@@ -793,7 +805,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
           seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
           return words[(seed >>> 16) % words.length];
         }).join(' ');
-        const p = chat(target, served!, prompt, { maxTokens: o.osl, requestTimeout: o.requestTimeout }, loadAbort.signal).then((r) => {
+        const p = chat(target, served!, prompt, { maxTokens: osl, requestTimeout: o.requestTimeout }, loadAbort.signal).then((r) => {
           if (r.ok || loadAbort.signal.aborted) return;
           failed++;
           const why = `${r.status || 'no answer'}: ${(r.error ?? '').slice(0, 200)}`;
@@ -918,7 +930,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     let verdictText: string;
     if (o.load === 'ramp') {
       const peak = o.rate ?? Math.round(profile.replicaCapacity * 3 * 10) / 10;
-      out(`timeline: one line per planner interval (${intervalSeconds} s); the ramp sends ${peak} requests/s (about 3 replicas' worth) of ${o.isl} tokens in, ${o.osl} out, then none`);
+      out(`timeline: one line per planner interval (${intervalSeconds} s); the ramp sends ${peak} requests/s (about 3 replicas' worth) of ${isl} tokens in, ${osl} out, then none`);
       await setRate(peak);
       for (let i = 0; i < o.maxIntervals && !scaledUp; i++) scaledUp = above() || (await sampleInterval('ramp'), above());
       // one more interval under load when it scaled: the new replicas serve, the panels read them
@@ -935,7 +947,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
           : `the planner scaled up under load and back down after, in ${timeline.length} intervals of ${intervalSeconds} s`;
     } else {
       const steady = o.rate ?? Math.round(profile.replicaCapacity * 0.3 * 100) / 100;
-      out(`timeline: one line per planner interval (${intervalSeconds} s); a steady ${steady} requests/s of ${o.isl} tokens in, ${o.osl} out${o.slowdown !== 1 ? `, the engine ${o.slowdown} times slower than its profile` : ''}`);
+      out(`timeline: one line per planner interval (${intervalSeconds} s); a steady ${steady} requests/s of ${isl} tokens in, ${osl} out${o.slowdown !== 1 ? `, the engine ${o.slowdown} times slower than its profile` : ''}`);
       await setRate(steady);
       for (let i = 0; i < o.maxIntervals; i++) await sampleInterval('steady');
       panels = [...(await checkPanels()), ...(await checkAlertExprs())];

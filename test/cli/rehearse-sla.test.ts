@@ -6,7 +6,7 @@ import * as YAML from 'yaml';
 import { EXAMPLES } from '../../examples';
 import { Dashboards, renderGraph, aggregatedGraphSpec, Backend } from '../../src';
 import { run } from '../../src/cli/main';
-import { alertMeasure, metricNames, plannerSettings, rehearseSla, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
+import { alertMeasure, metricNames, plannerSettings, rehearseSla, requestWorkload, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
 import { RehearsalError } from '../../src/cli/rehearse-plan';
 import { localPrometheusConfig, prometheusObject } from '../../src/cli/sla-monitoring';
 import { dynamoNamespaceOf, graphComponents, graphStatus, podObject, scalingAdapter, withProjectedStatus } from '../../src/cli/sla-pods';
@@ -146,6 +146,16 @@ test('an alert\'s measure: its expression without the threshold, which returns s
   expect(alertMeasure('sum(x{a!="b>1"}) > bool 2')).toBe('sum(x{a!="b>1"})');
   expect(alertMeasure('a > b')).toBe('a > b');
   expect(alertMeasure('rate(x[5m])')).toBe('rate(x[5m])');
+});
+
+test('the load\'s sequence lengths come from the SLA request among the files (1.x workload, 0.x profiling SLA), when it has them', () => {
+  const request = (Testing.synth(new EXAMPLES['sla-planned'](Testing.app(), 's')) as any[]).filter((o) => o.kind === 'DynamoGraphDeploymentRequest');
+  expect(request.length).toBe(1);
+  expect(requestWorkload(request)).toEqual({ isl: request[0].spec.workload.isl, osl: request[0].spec.workload.osl });
+  expect(requestWorkload(request).isl).toBeGreaterThan(0);
+  expect(requestWorkload([{ kind: 'DynamoGraphDeploymentRequest', spec: { profilingConfig: { config: { sla: { isl: 3000, osl: 150 } } } } }])).toEqual({ isl: 3000, osl: 150 });
+  expect(requestWorkload([{ kind: 'DynamoGraphDeploymentRequest', spec: { workload: { isl: -1, osl: 'x' } } }])).toEqual({ isl: undefined, osl: undefined });
+  expect(requestWorkload(example())).toEqual({ isl: undefined, osl: undefined });
 });
 
 test('the metrics a panel reads: selectors and ranges, not functions, labels or strings', () => {
