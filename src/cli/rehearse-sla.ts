@@ -764,7 +764,8 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       rate = r;
       if (aiperfRun) {
         expectedEnd.add(aiperfRun);
-        box.signal(aiperfRun, 'TERM');
+        // AIPerf finishes its benchmark on SIGTERM: the phase is over, its requests stop now
+        box.signal(aiperfRun, 'KILL');
         aiperfRun = undefined;
       }
       if (r <= 0) return;
