@@ -44,9 +44,9 @@ function quickGraph(): string {
   return toYaml(Testing.synth(chart));
 }
 
-/** Processes a rehearsal starts (none may outlive it). */
+/** Processes a rehearsal starts (none may outlive it): its peers by their executables, not a build writing one. */
 function leftRunning(): string[] {
-  const r = spawnSync('pgrep', ['-fa', 'dynamo\\.(frontend|mocker|planner)|real-k8s/bin/(etcd|kube-apiserver|prometheus)|aiperf profile'], { encoding: 'utf8' });
+  const r = spawnSync('pgrep', ['-fa', 'dynamo\\.(frontend|mocker|planner)|^[^ ]*real-k8s/bin/(etcd|kube-apiserver|prometheus|prometheus-operator)( |$)|aiperf profile'], { encoding: 'utf8' });
   return (r.stdout ?? '').split('\n').filter((l) => l.trim() !== '');
 }
 
