@@ -16,6 +16,7 @@ import {
   fmt,
   fromUser,
   get,
+  processEnv,
   knownRelease,
   LOCALE,
   placeInHubCache,
@@ -475,16 +476,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     say(`the rehearsal's engine: ${profile.describe}; one replica serves about ${profile.replicaCapacity.toFixed(1)} requests/s within the SLA`);
     const engineOnly = new Set(Object.values(release.metrics.kvCache ?? {}));
 
-    const base: Record<string, string> = {
-      PATH: `${path.dirname(python)}:/usr/local/bin:/usr/bin:/bin`,
-      HOME: path.join(run, 'home'),
-      TMPDIR: path.join(run, 'tmp'),
-      ...fromUser(LOCALE),
-      HF_HOME: home,
-      HF_HUB_OFFLINE: '1',
-      TRANSFORMERS_OFFLINE: '1',
-      HF_HUB_DISABLE_TELEMETRY: '1',
-    };
+    const base = processEnv(python, run, home);
     sandbox = await Sandbox.start({ python, runDir: run, isolated: true, env: { PATH: base.PATH, ...fromUser(LOCALE) }, podFiles: path.join(run, 'serviceaccount') });
     const box = sandbox;
     box.onEnd = (s) => {
@@ -855,6 +847,14 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     const above = () => [...replicasNow].some(([k, v]) => v > (initial.get(k) ?? 1));
     const backDown = () => [...replicasNow].every(([k, v]) => v <= (initial.get(k) ?? 1));
 
+    // how many series a query returns on the live data, or why Prometheus refused it
+    const seriesOf = async (expr: string): Promise<{ series: number; error?: string }> => {
+      try {
+        return { series: (await promQuery(monitoring.socketPath, expr)).length };
+      } catch (e) {
+        return { series: 0, error: (e as Error).message };
+      }
+    };
     // every dashboard panel's query, on the live data: each must return series
     const scraped = new Set<string>(((await promGet(monitoring.socketPath, '/api/v1/label/__name__/values').catch(() => undefined))?.body?.data ?? []) as string[]);
     const checkPanels = async (): Promise<PanelCheck[]> => {
@@ -874,13 +874,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
               if (typeof t?.expr !== 'string') continue;
               if (checks.length >= MAX_PANEL_QUERIES) return checks;
               const expr = grafanaQuery(t.expr, namespace);
-              let series = 0;
-              let error: string | undefined;
-              try {
-                series = (await promQuery(monitoring.socketPath, expr)).length;
-              } catch (e) {
-                error = (e as Error).message;
-              }
+              const { series, error } = await seriesOf(expr);
               const metrics = metricNames(expr);
               // the mocker simulates the engine's timing, not its KV cache gauges: those panels are said, not failed
               const notSimulated = series === 0 && error === undefined && metrics.length > 0 && metrics.every((m) => engineOnly.has(m) && !scraped.has(m));
@@ -907,13 +901,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       const checks: PanelCheck[] = [];
       for (const a of alertExprs) {
         const expr = alertMeasure(a.expr);
-        let series = 0;
-        let error: string | undefined;
-        try {
-          series = (await promQuery(monitoring.socketPath, expr)).length;
-        } catch (e) {
-          error = (e as Error).message;
-        }
+        const { series, error } = await seriesOf(expr);
         checks.push({ dashboard: 'PrometheusRule', panel: a.alert, expr, metrics: metricNames(expr), series, error, notSimulated: false });
       }
       return checks;

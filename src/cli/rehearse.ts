@@ -422,6 +422,20 @@ export function tokenizerDir(dir: string, into: string, say: (line: string) => v
   if (skipped.length > 0) say(`--tokenizer: not copied (only the directory's own files are read): ${skipped.map(printable).join(', ')}`);
 }
 
+/** Every rehearsal process's environment: the rehearsal's own, the user's locale, nothing else of the user's; offline, from the run's hub cache. */
+export function processEnv(python: string, run: string, home: string): Record<string, string> {
+  return {
+    PATH: `${path.dirname(python)}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: path.join(run, 'home'),
+    TMPDIR: path.join(run, 'tmp'),
+    ...fromUser(LOCALE),
+    HF_HOME: home,
+    HF_HUB_OFFLINE: '1',
+    TRANSFORMERS_OFFLINE: '1',
+    HF_HUB_DISABLE_TELEMETRY: '1',
+  };
+}
+
 /** The signal numbers of the signals a rehearsal is stopped with, for exit statuses (128 + n). */
 export const SIGNAL_NUMBERS: Readonly<Record<string, number>> = { SIGINT: 2, SIGTERM: 15 };
 
@@ -528,17 +542,7 @@ export async function rehearse(sources: readonly LintSource[], o: RehearseOption
     if (aiperf) placeInHubCache(home, STAND_IN_TOKENIZER, modelDir);
     for (const d of ['logs', 'home', 'tmp', 'discovery']) fs.mkdirSync(path.join(run, d), { recursive: true });
 
-    // every process: the rehearsal's own environment, the user's locale, nothing else of the user's
-    const base: Record<string, string> = {
-      PATH: `${path.dirname(python)}:/usr/local/bin:/usr/bin:/bin`,
-      HOME: path.join(run, 'home'),
-      TMPDIR: path.join(run, 'tmp'),
-      ...fromUser(LOCALE),
-      HF_HOME: home,
-      HF_HUB_OFFLINE: '1',
-      TRANSFORMERS_OFFLINE: '1',
-      HF_HUB_DISABLE_TELEMETRY: '1',
-    };
+    const base = processEnv(python, run, home);
     sandbox = await Sandbox.start({ python, runDir: run, isolated, env: { PATH: base.PATH, ...fromUser(LOCALE) } });
     const box = sandbox;
     box.onEnd = (s) => {
