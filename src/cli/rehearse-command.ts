@@ -71,9 +71,18 @@ The SLA loop (--sla), for a graph with a Planner (Dynamo 1.6.1):
                           runs, else plain HTTP
 
 Exit status: 0 when every request succeeded (--sla: when the verdict held), 1 when
-one failed or the graph did not start (--sla: the verdict failed), 2 on usage errors, 130 on SIGINT and 143 on SIGTERM (a second one stops at
-once).
+one failed or the graph did not start (--sla: the verdict failed), 2 on usage errors,
+130 on SIGINT and 143 on SIGTERM (a second one stops at once).
 `;
+
+/** A numeric option's value, or a usage error naming the option, the value given and what is allowed. */
+function numberOption(flag: string, v: string, min: number, max: number, whole: boolean): number {
+  const n = Number(v);
+  if (!(whole ? /^[0-9]+$/ : /^[0-9]+(\.[0-9]+)?$/).test(v) || n < min || n > max) {
+    throw new UsageError(`${flag} must be a ${whole ? 'whole number' : 'number'} from ${min} to ${max}, got ${JSON.stringify(printable(v))}`);
+  }
+  return n;
+}
 
 function parseRehearse(argv: readonly string[]): { files: string[]; options: RehearseOptions } {
   const files: string[] = [];
@@ -81,13 +90,7 @@ function parseRehearse(argv: readonly string[]): { files: string[]; options: Reh
   let ttft: number | undefined;
   let itl: number | undefined;
   eachArgument(argv, (a, value) => {
-    const count = (min: number, max: number) => {
-      const flag = a.split('=')[0];
-      const v = value();
-      const n = Number(v);
-      if (!/^[0-9]+$/.test(v) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got ${JSON.stringify(printable(v))}`);
-      return n;
-    };
+    const count = (min: number, max: number) => numberOption(a.split('=')[0], value(), min, max, true);
     const name = a.split('=')[0];
     if (name === '--graph') o.graph = value();
     else if (name === '--requests') o.requests = count(1, 1_000_000);
@@ -135,18 +138,8 @@ function parseSla(argv: readonly string[]): { files: string[]; crds: string[]; o
   };
   eachArgument(argv, (a, value) => {
     const name = a.split('=')[0];
-    const count = (min: number, max: number) => {
-      const v = value();
-      const n = Number(v);
-      if (!/^[0-9]+$/.test(v) || n < min || n > max) throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(printable(v))}`);
-      return n;
-    };
-    const decimal = (min: number, max: number) => {
-      const v = value();
-      const n = Number(v);
-      if (!/^[0-9]+(\.[0-9]+)?$/.test(v) || n < min || n > max) throw new UsageError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(printable(v))}`);
-      return n;
-    };
+    const count = (min: number, max: number) => numberOption(name, value(), min, max, true);
+    const decimal = (min: number, max: number) => numberOption(name, value(), min, max, false);
     if (NOT_WITH_SLA.includes(name)) throw new UsageError(`${name} is an option of a plain rehearsal; --sla sends its own load in its own network`);
     if (a === '--sla') return;
     if (name === '--graph') o.graph = value();
