@@ -124,6 +124,16 @@ project.tasks.tryFind('post-compile')!.exec(`node -e "require('./lib/cli/main').
   name: 'bundle the Dynamo CRD schemas for dynamo-constructs lint',
 });
 
+// `npm pack` and `npm publish` build first: a fresh clone has no lib/, and a package without it is empty.
+// The build only (pre-compile, compile, post-compile): the tests are `npm test`'s to run.
+const prepack = project.addTask('prepack', { description: 'Build lib/ before npm packs the package (npm pack, npm publish)' });
+prepack.spawn(project.preCompileTask);
+prepack.spawn(project.compileTask);
+prepack.spawn(project.postCompileTask);
+// `npx projen build` has just built lib/ when it packs: its pack does not build again.
+project.packageTask.reset('mkdir -p dist/js');
+project.packageTask.exec('npm pack --ignore-scripts --pack-destination dist/js');
+
 const test = project.tasks.tryFind('test')!;
 test.prependExec('tsc --noEmit -p test/tsconfig.json', { name: 'type-check src, tests and examples' });
 

@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import {
   Backend,
   DynamoPlatform,
+  FluxKustomization,
   HelmInstall,
   ImagePullSecret,
   PrometheusStack,
@@ -60,9 +61,26 @@ export class ClusterWorkloadsChart extends Chart {
   }
 }
 
+/**
+ * The delivery: the two stages as Flux Kustomizations reading the platform repository's
+ * GitRepository, the workloads after the infrastructure is applied and ready (its HelmReleases
+ * installed, so the kinds the workloads use exist). Each stage is a folder of manifests: synthesize
+ * the charts with `yamlOutputType: YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE`.
+ */
+export class ClusterDeliveryChart extends Chart {
+  constructor(scope: Construct, id: string, repository = 'platform', folder = './dist') {
+    super(scope, id);
+
+    const sourceRef = { kind: 'GitRepository', name: repository } as const;
+    const infra = new FluxKustomization(this, 'cluster-infra', { sourceRef, path: `${folder}/cluster-infra` });
+    new FluxKustomization(this, 'cluster-workloads', { sourceRef, path: `${folder}/cluster-workloads`, dependsOn: [infra] });
+  }
+}
+
 if (require.main === module) {
   const app = new App();
   new ClusterInfraChart(app, 'cluster-infra');
   new ClusterWorkloadsChart(app, 'cluster-workloads');
+  new ClusterDeliveryChart(app, 'cluster-delivery');
   app.synth();
 }

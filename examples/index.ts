@@ -1,6 +1,6 @@
 import { App } from 'cdk8s';
 import { AggregatedKvRouterChart } from './aggregated-kv-router';
-import { ClusterInfraChart, ClusterWorkloadsChart } from './cluster';
+import { ClusterDeliveryChart, ClusterInfraChart, ClusterWorkloadsChart } from './cluster';
 import { DisaggregatedRdmaChart } from './disaggregated-rdma';
 import { PlannedDisaggregatedChart } from './planned-disaggregated';
 import { SglangDisaggregatedChart } from './sglang-disaggregated';
@@ -19,9 +19,14 @@ export const EXAMPLES = {
   'cluster-workloads': ClusterWorkloadsChart,
 } as const;
 
+/** The GitOps delivery of the cluster example (Flux only: Pulumi applies the stack itself, so it has no twin). */
+export const DELIVERY = {
+  'cluster-delivery': ClusterDeliveryChart,
+} as const;
+
 /** Adds every example chart to `app`. */
 export function addExamples(app: App): void {
-  for (const [name, ChartClass] of Object.entries(EXAMPLES)) {
+  for (const [name, ChartClass] of Object.entries({ ...EXAMPLES, ...DELIVERY })) {
     new ChartClass(app, name);
   }
 }

@@ -32,6 +32,9 @@ export function bundle(root: string, outdir: string): void {
       // the core entry re-exports ./core; everything else reaches the core through ../core
       external: entry === 'src/index.ts' ? ['./core'] : entry === 'src/core/index.ts' ? [] : ['../core'],
       sourcemap: true,
+      // esbuild renames a class that refers to itself (`_DynamoValidationError`) unless told to keep
+      // names: errors would print under the renamed class, and `constructor.name` would not match
+      keepNames: true,
       logLevel: 'warning',
     });
   }

@@ -33,6 +33,7 @@ PROMETHEUS_VERSION=v3.5.0
 PROMETHEUS_MODULE_VERSION=v0.305.0
 HELM_CONTROLLER_API_VERSION=v1.6.5
 SOURCE_CONTROLLER_API_VERSION=v1.9.6
+KUSTOMIZE_CONTROLLER_API_VERSION=v1.9.6
 CONTROLLER_TOOLS_VERSION=v0.23.0
 
 CACHE="${DYNAMO_CONSTRUCTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dynamo-constructs}/real-k8s"
@@ -268,10 +269,10 @@ EOF
 
 extract_crds() {
   local stamp="$CRDS/.version"
-  local want="$PROMETHEUS_OPERATOR_VERSION $HELM_CONTROLLER_API_VERSION $SOURCE_CONTROLLER_API_VERSION $CONTROLLER_TOOLS_VERSION with-prometheuses-probes"
+  local want="$PROMETHEUS_OPERATOR_VERSION $HELM_CONTROLLER_API_VERSION $SOURCE_CONTROLLER_API_VERSION $KUSTOMIZE_CONTROLLER_API_VERSION $CONTROLLER_TOOLS_VERSION with-prometheuses-probes"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
   local start; start=$(date +%s)
-  log "CRDs: prometheus-operator $PROMETHEUS_OPERATOR_VERSION, Flux helm-controller/api $HELM_CONTROLLER_API_VERSION and source-controller/api $SOURCE_CONTROLLER_API_VERSION"
+  log "CRDs: prometheus-operator $PROMETHEUS_OPERATOR_VERSION, Flux helm-controller/api $HELM_CONTROLLER_API_VERSION, source-controller/api $SOURCE_CONTROLLER_API_VERSION and kustomize-controller/api $KUSTOMIZE_CONTROLLER_API_VERSION"
   rm -rf "$CRDS" && mkdir -p "$CRDS/prometheus-operator" "$CRDS/flux"
   local prom; prom=$(dir_of "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")
   # the cluster stack's kinds, and what the operator's Prometheus controller waits for (the SLA rehearsal)
@@ -287,6 +288,7 @@ go 1.26.0
 require (
 	github.com/fluxcd/helm-controller/api $HELM_CONTROLLER_API_VERSION
 	github.com/fluxcd/source-controller/api $SOURCE_CONTROLLER_API_VERSION
+	github.com/fluxcd/kustomize-controller/api $KUSTOMIZE_CONTROLLER_API_VERSION
 	sigs.k8s.io/controller-tools $CONTROLLER_TOOLS_VERSION
 )
 EOF
@@ -298,13 +300,14 @@ package tools
 import (
 	_ "github.com/fluxcd/helm-controller/api/v2"
 	_ "github.com/fluxcd/source-controller/api/v1"
+	_ "github.com/fluxcd/kustomize-controller/api/v1"
 	_ "sigs.k8s.io/controller-tools/cmd/controller-gen"
 )
 EOF
   (cd "$dir" && go mod tidy && go build -o "$dir/controller-gen" sigs.k8s.io/controller-tools/cmd/controller-gen)
-  (cd "$dir" && ./controller-gen crd paths=github.com/fluxcd/helm-controller/api/v2 paths=github.com/fluxcd/source-controller/api/v1 "output:crd:dir=$CRDS/flux")
-  # the cluster stack's objects use HelmRelease (v2) and HelmRepository (v1) only
-  find "$CRDS/flux" -name '*.yaml' ! -name 'helm.toolkit.fluxcd.io_helmreleases.yaml' ! -name 'source.toolkit.fluxcd.io_helmrepositories.yaml' -delete
+  (cd "$dir" && ./controller-gen crd paths=github.com/fluxcd/helm-controller/api/v2 paths=github.com/fluxcd/source-controller/api/v1 paths=github.com/fluxcd/kustomize-controller/api/v1 "output:crd:dir=$CRDS/flux")
+  # the cluster stack's objects use HelmRelease (v2), HelmRepository (v1) and Kustomization (v1) only
+  find "$CRDS/flux" -name '*.yaml' ! -name 'helm.toolkit.fluxcd.io_helmreleases.yaml' ! -name 'source.toolkit.fluxcd.io_helmrepositories.yaml' ! -name 'kustomize.toolkit.fluxcd.io_kustomizations.yaml' -delete
   echo "$want" > "$stamp"
   log "CRDs ready in $(elapsed "$start")"
 }

@@ -5,7 +5,12 @@
 The mocker and the frontend need a tokenizer and a model config, and nothing else of a model;
 where the Hugging Face hub cannot be reached (CI), this directory stands in for it: a byte-level
 BPE tokenizer trained here on a few sentences, a ChatML chat template, and a small Qwen2-shaped
-config. Needs the `tokenizers` package (Dynamo's virtualenvs have it through `transformers`).
+config.
+
+It needs the `tokenizers` package. A Python that has it (Dynamo's virtualenvs have it through
+`transformers`) runs it directly; any other Python 3.9+ creates a virtualenv with it on first use,
+beside rehearse's own ($DYNAMO_CONSTRUCTS_CACHE/rehearse, else
+${XDG_CACHE_HOME:-~/.cache}/dynamo-constructs/rehearse; from PyPI), and runs there.
 
 The vocabulary is padded to 4096 entries: the mocker answers with random token ids up to about
 2000, and an id the tokenizer does not know decodes to nothing (answers with empty content).
@@ -13,9 +18,17 @@ The vocabulary is padded to 4096 entries: the mocker answers with random token i
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 
-from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+try:
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+except ImportError:
+    Tokenizer = None
+
+# the release the tokenizer files are known to load with (Dynamo 1.6.1's virtualenv has it)
+TOKENIZERS = "tokenizers==0.23.3"
 
 VOCABULARY = 4096
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
@@ -78,7 +91,45 @@ def main(out):
     print(out)
 
 
+def cached_venv():
+    """Where the virtualenv with `tokenizers` lives: beside rehearse's, outside any clone."""
+    cache = os.environ.get("DYNAMO_CONSTRUCTS_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "dynamo-constructs"
+    )
+    return os.path.join(cache, "rehearse", "venv-" + TOKENIZERS.replace("==", "-"))
+
+
+def step(argv, what, hint):
+    """Runs one setup step quietly; on failure exits with its last lines and what to do."""
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        last = "\n".join(r.stderr.strip().splitlines()[-8:])
+        sys.exit(f"make-tiny-model.py: {what} failed:\n{last}\n{hint}")
+
+
+def run_with_tokenizers(argv):
+    """Runs this script again with the cached virtualenv's Python, creating it on first use; returns its exit status."""
+    venv = cached_venv()
+    python = os.path.join(venv, "Scripts" if os.name == "nt" else "bin", "python")
+    yourself = f"or install tokenizers into this Python yourself ({sys.executable} -m pip install {TOKENIZERS})"
+    if os.path.realpath(sys.prefix) == os.path.realpath(venv):
+        sys.exit(f"make-tiny-model.py: {venv} has no working tokenizers package; remove that directory and run again, {yourself}")
+    stamp = os.path.join(venv, ".installed")
+    installed = os.path.exists(python) and os.path.exists(stamp) and open(stamp).read() == TOKENIZERS
+    if not installed:
+        print(f"make-tiny-model.py: this Python has no tokenizers package; installing {TOKENIZERS} into {venv} (first run only)", file=sys.stderr)
+        shutil.rmtree(venv, ignore_errors=True)
+        os.makedirs(os.path.dirname(venv), exist_ok=True)
+        step([sys.executable, "-m", "venv", venv], f"{sys.executable} -m venv", f"Install Python's venv module (Debian and Ubuntu: apt install python3-venv), {yourself}")
+        step([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", TOKENIZERS], f"pip install {TOKENIZERS}", f"pip needs PyPI (or your index, PIP_INDEX_URL); {yourself}")
+        with open(stamp, "w") as f:
+            f.write(TOKENIZERS)
+    return subprocess.call([python, os.path.abspath(__file__)] + argv)
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: make-tiny-model.py DIR")
+    if Tokenizer is None:
+        sys.exit(run_with_tokenizers(sys.argv[1:]))
     main(sys.argv[1])

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { npm, packLibrary } from './support/pack';
+import { freshCheckout, npm, packLibrary } from './support/pack';
 
 /**
  * The packed library, installed into fresh projects: a cdk8s user never needs
@@ -16,11 +16,11 @@ function versionOf(pkg: string): string {
   return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')).version;
 }
 
-function consumer(name: string, deps: string[]): string {
+function consumer(name: string, deps: string[], from = tarball): string {
   const dir = path.join(work, name);
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, private: true }));
-  execFileSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...deps], { cwd: dir, stdio: 'pipe' });
+  execFileSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', from, ...deps], { cwd: dir, stdio: 'pipe' });
   return dir;
 }
 
@@ -98,15 +98,20 @@ const synthProgram = (lib: string) => `
   });
   console.log(JSON.stringify(Testing.synth(chart)));`;
 
+/** What synthProgram prints run on the repository's sources. */
+const synthFromSources = () =>
+  JSON.parse(
+    execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', synthProgram(path.join(root, 'src/cdk8s'))], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, TS_NODE_PROJECT: 'test/tsconfig.json', DYNAMO_CONSTRUCTS_QUIET: '1' },
+    }),
+  );
+
 test('dynamo-constructs/cdk8s works with no Pulumi package installed', () => {
   const dir = consumer('cdk8s-user', [`cdk8s@${versionOf('cdk8s')}`, `constructs@${versionOf('constructs')}`]);
   // the bundles synthesize what the sources do, and share one core: a value class from one entry point works in the other
-  const fromSources = execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', synthProgram(path.join(root, 'src/cdk8s'))], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, TS_NODE_PROJECT: 'test/tsconfig.json', DYNAMO_CONSTRUCTS_QUIET: '1' },
-  });
-  expect(JSON.parse(node(dir, synthProgram('dynamo-constructs/cdk8s')))).toEqual(JSON.parse(fromSources));
+  expect(JSON.parse(node(dir, synthProgram('dynamo-constructs/cdk8s')))).toEqual(synthFromSources());
   expect(node(dir, "console.log(require('dynamo-constructs').Backend === require('dynamo-constructs/cdk8s').Backend)")).toBe('true');
   expect(fs.existsSync(path.join(dir, 'node_modules', '@pulumi'))).toBe(false);
   expect(JSON.parse(node(dir, probe('dynamo-constructs/cdk8s')))).toEqual({ exports: expect.any(Number), cdk8s: true, pulumi: false, lazy: expect.any(Number) });
@@ -175,3 +180,55 @@ test('the tarball holds the build, the README, the license, the stand-in model s
   expect(files).toEqual(expect.arrayContaining(shipped));
   expect(files.filter((f) => !f.startsWith('lib/') && !shipped.includes(f))).toEqual([]);
 });
+
+test('a fresh clone packs a built package: `npm ci && npm pack` with no build before it; installed, it synthesizes and lints', () => {
+  const clone = freshCheckout();
+  const packed = path.join(work, 'from-clone');
+  fs.mkdirSync(packed);
+  try {
+    execFileSync(npm, ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: clone, stdio: 'pipe' });
+    expect(fs.existsSync(path.join(clone, 'lib'))).toBe(false);
+    execFileSync(npm, ['pack', '--silent', '--pack-destination', packed], { cwd: clone, stdio: 'pipe' });
+  } finally {
+    fs.rmSync(clone, { recursive: true, force: true });
+  }
+  const [packedTarball] = fs.readdirSync(packed);
+  const dir = consumer('clone-user', [`cdk8s@${versionOf('cdk8s')}`, `constructs@${versionOf('constructs')}`], path.join(packed, packedTarball));
+  const installed = path.join(dir, 'node_modules/dynamo-constructs');
+  for (const f of ['lib/index.js', 'lib/index.d.ts', 'lib/cdk8s/index.js', 'lib/pulumi/index.js', 'lib/cli/main.js', 'lib/cli/dynamo-crds.json']) {
+    expect({ file: f, installed: fs.existsSync(path.join(installed, f)) }).toEqual({ file: f, installed: true });
+  }
+  expect(JSON.parse(node(dir, synthProgram('dynamo-constructs/cdk8s')))).toEqual(synthFromSources());
+  const lint = spawnSync(path.join(dir, 'node_modules/.bin/dynamo-constructs'), ['lint', path.join(root, 'test/fixtures/lint/valid/vllm-disagg-rdma.yaml')], { cwd: dir, encoding: 'utf8' });
+  expect({ status: lint.status, stderr: lint.stderr }).toEqual({ status: 0, stderr: expect.stringContaining('0 errors, 0 warnings in 1 file') });
+}, 420_000);
+
+test('offline and without the model, `rehearse` names the stand-in model script; run as named from the installed package by a Python without `tokenizers`, it writes a model `rehearse --tokenizer` takes', () => {
+  const dir = consumer('rehearse-user', []);
+  const cache = path.join(work, 'user-cache');
+  const graph = path.join(dir, 'graph.yaml');
+  // a disaggregated graph of a hub model, written with the installed package
+  fs.writeFileSync(graph, node(dir, `
+    const lib = require('dynamo-constructs');
+    const spec = lib.disaggregatedGraphSpec('llm', 'ns', { model: 'meta-llama/Llama-3.3-70B-Instruct', backend: lib.Backend.vllm(), fabric: lib.Fabric.rdma(), frontend: { router: lib.Router.kv() }, prefill: {}, decode: {} });
+    console.log(require('yaml').stringify(lib.renderGraph(spec).graph));`));
+  const env = { ...process.env, HF_HOME: path.join(work, 'empty-hf'), HF_HUB_OFFLINE: '1', DYNAMO_CONSTRUCTS_CACHE: cache };
+  // --python that does not run: nothing gets as far as a virtualenv
+  const rehearse = (...args: string[]) => spawnSync(path.join(dir, 'node_modules/.bin/dynamo-constructs'), ['rehearse', '--python', path.join(work, 'no-python'), '--load-generator', 'http', '--host-network', ...args, graph], { cwd: dir, encoding: 'utf8', env });
+  const offline = rehearse();
+  expect(offline.status).toBe(1);
+  const named = /\(python3 (\S+) DIR writes a small stand-in\)/.exec(offline.stderr);
+  expect(named?.[1]).toBe('node_modules/dynamo-constructs/scripts/make-tiny-model.py');
+  // -S: no site-packages, so no `tokenizers`, whatever this machine's Python has installed
+  const first = spawnSync('python3', ['-S', named![1], 'tiny-model'], { cwd: dir, encoding: 'utf8', env });
+  expect({ status: first.status, stderr: first.stderr }).toEqual({ status: 0, stderr: expect.stringContaining(`installing tokenizers==0.23.3 into ${path.join(cache, 'rehearse', 'venv-tokenizers-0.23.3')}`) });
+  const again = spawnSync('python3', ['-S', named![1], 'tiny-model-2'], { cwd: dir, encoding: 'utf8', env });
+  expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 0, stderr: '' });
+  const tokenizer = JSON.parse(fs.readFileSync(path.join(dir, 'tiny-model', 'tokenizer.json'), 'utf8'));
+  expect(Object.keys(tokenizer.model.vocab).length + tokenizer.added_tokens.filter((t: { special: boolean }) => !t.special).length).toBe(4096);
+  expect(fs.readFileSync(path.join(dir, 'tiny-model-2', 'tokenizer.json'), 'utf8')).toBe(fs.readFileSync(path.join(dir, 'tiny-model', 'tokenizer.json'), 'utf8'));
+  // the directory has what rehearse checks for: it gets past the model's files to the virtualenv
+  const withModel = rehearse('--tokenizer', 'tiny-model');
+  expect(withModel.status).toBe(1);
+  expect(withModel.stderr).toContain(`--python ${path.join(work, 'no-python')} does not run`);
+}, 300_000);

@@ -36,6 +36,9 @@ interface NamedProps extends StrictOptions {
   readonly namespace?: NameRef;
 }
 
+/** The props a deployment takes beside its options: listed with them when an option is misspelt. */
+const NAMED_KEYS: readonly (keyof NamedProps)[] = ['name', 'namespace', 'strict'];
+
 export interface DisaggregatedDeploymentProps extends DisaggregatedDeploymentOptions, NamedProps {}
 export interface AggregatedDeploymentProps extends AggregatedDeploymentOptions, NamedProps {}
 
@@ -86,7 +89,7 @@ export class DisaggregatedDeployment extends Construct implements IObservable {
   constructor(scope: Construct, id: string, props: DisaggregatedDeploymentProps) {
     super(scope, id);
     const p = splitNamed(this, id, props);
-    const built = compose(this, disaggregatedGraphSpec(p.name, p.namespace, p.options as DisaggregatedDeploymentOptions), p.strict, props?.observability);
+    const built = compose(this, disaggregatedGraphSpec(p.name, p.namespace, p.options as DisaggregatedDeploymentOptions, NAMED_KEYS), p.strict, props?.observability);
     this.graph = built.graph;
     this.frontend = built.frontend!;
     this.prefill = built.prefill!;
@@ -120,7 +123,7 @@ export class AggregatedDeployment extends Construct implements IObservable {
   constructor(scope: Construct, id: string, props: AggregatedDeploymentProps) {
     super(scope, id);
     const p = splitNamed(this, id, props);
-    const built = compose(this, aggregatedGraphSpec(p.name, p.namespace, p.options as AggregatedDeploymentOptions), p.strict, props?.observability);
+    const built = compose(this, aggregatedGraphSpec(p.name, p.namespace, p.options as AggregatedDeploymentOptions, NAMED_KEYS), p.strict, props?.observability);
     this.graph = built.graph;
     this.frontend = built.frontend!;
     this.workers = built.workers!;

@@ -6,11 +6,11 @@ import { DynamoGraph } from './graph';
 export interface FrontendProps extends FrontendOptions {}
 
 /**
- * The graph's OpenAI-compatible frontend (`componentType: frontend`). The
- * construct id is the service name, conventionally `Frontend`.
+ * The graph's OpenAI-compatible frontend (1.x: a component of `type: frontend`; 0.8/0.9:
+ * `componentType: frontend`). The construct id is the service name, conventionally `Frontend`.
  */
 export class Frontend extends Construct {
-  /** The service name (`spec.services` key, or `spec.components[].name` on v1beta1). */
+  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
   public readonly serviceName: string;
   /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
   public readonly servicePath: string;

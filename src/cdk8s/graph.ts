@@ -69,7 +69,7 @@ export class DynamoGraph extends Construct implements IObservable {
     this.options = options;
     if (!isChecked(props)) {
       const d = new Diagnostics();
-      checkGraphOptions(d, '', options);
+      checkGraphOptions(d, '', options, ['name', 'namespace', 'strict'] satisfies readonly (keyof DynamoGraphProps)[]);
       d.throwIfErrors();
     }
     const release = releaseOf(dynamoVersionOf(options));

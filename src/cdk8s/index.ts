@@ -12,6 +12,7 @@ export * from './model-cache';
 export * from './deployment';
 export * from './sla-planned-deployment';
 export * from './helm';
+export * from './flux';
 export * from './prometheus-stack';
 export * from './platform';
 export * from './observability';

@@ -56,8 +56,9 @@ class ExistingModelCache extends Construct implements IModelCache {
 
 /**
  * A PersistentVolumeClaim that caches model weights (ReadWriteMany by default).
- * Give it to a graph as `modelCache`: the graph lists it in `spec.pvcs`, mounts
- * it on the frontend and workers and points `HF_HOME` at it.
+ * Give it to a graph as `modelCache`: the graph mounts it on the frontend and workers and
+ * points `HF_HOME` at it (1.x: a pod volume of the claim in each `podTemplate`; 0.8/0.9: the
+ * claim listed in `spec.pvcs` with `create: false`).
  */
 export class ModelCache extends Construct implements IModelCache {
   /** Uses an existing PersistentVolumeClaim as the model cache; creates nothing. */

@@ -6,12 +6,12 @@ import { DynamoGraph } from './graph';
 export interface PlannerProps extends PlannerOptions {}
 
 /**
- * The SLA planner of a disaggregated graph (`componentType: planner`): scales
+ * The SLA planner of a disaggregated graph (1.x: `type: planner`; 0.8/0.9: `componentType: planner`): scales
  * the prefill and decode workers to meet `ttftMs` and `itlMs` within
  * `maxGpuBudget`. The construct id is the service name, conventionally `Planner`.
  */
 export class Planner extends Construct {
-  /** The service name (`spec.services` key, or `spec.components[].name` on v1beta1). */
+  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
   public readonly serviceName: string;
   /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
   public readonly servicePath: string;

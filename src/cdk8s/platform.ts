@@ -8,9 +8,11 @@ import { reportWarningsOnSynth, StrictOptions } from './warnings';
 export interface DynamoPlatformProps extends DynamoPlatformOptions, StrictOptions {}
 
 /**
- * The Dynamo platform (guide 1 step 5): the `dynamo-crds` and `dynamo-platform`
- * releases from NGC with the operator image of the release, Grove, the KAI
- * scheduler, the NATS reloader tag and the Prometheus endpoint the planner queries.
+ * The Dynamo platform (guide 1 step 5): the `dynamo-platform` release from NGC with the
+ * operator image of the release, Grove, the KAI scheduler and the Prometheus endpoint the
+ * planner queries. 1.x (1.6.1 included): the operator installs the CRDs, and no etcd or NATS
+ * is installed unless asked. 0.8/0.9: a `dynamo-crds` release too, the bundled etcd and NATS,
+ * and on 0.9 the NATS reloader tag guide 1 installs.
  */
 export class DynamoPlatform extends Construct {
   /** The dynamo-platform chart values, as installed. */

@@ -18,10 +18,12 @@ export interface SlaPlannedDeploymentProps extends SlaPlannedDeploymentOptions, 
 }
 
 /**
- * An SLA-planned deployment (guide 1): a `nvidia.com/v1alpha1`
- * DynamoGraphDeploymentRequest. The operator profiles the model against the
- * SLA (offline with AIConfigurator, or with trial deployments) and generates a
- * disaggregated graph with an SLA planner that scales it within the GPU budget.
+ * An SLA-planned deployment (guide 1): a DynamoGraphDeploymentRequest. The operator profiles
+ * the model against the SLA and generates a disaggregated graph with an SLA planner that scales
+ * it within the GPU budget. On 1.x (1.6.1 included) a `nvidia.com/v1beta1` request, profiled
+ * with Dynamo's built-in AISimulate model (`searchStrategy: 'rapid'`) or a thorough sweep; on
+ * 0.8/0.9 a `nvidia.com/v1alpha1` request, profiled offline with AIConfigurator or with trial
+ * deployments. `autoApply` is always written (`false` unless set).
  */
 export class SlaPlannedDeployment extends Construct implements IObservable {
   /** The DynamoGraphDeploymentRequest. */

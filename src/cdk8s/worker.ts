@@ -7,7 +7,7 @@ export interface WorkerProps extends WorkerOptions {}
 
 /** A pool of GPU workers of one role. The construct id is the service name unless `serviceName` is set. */
 abstract class WorkerBase extends Construct {
-  /** The service name (`spec.services` key, or `spec.components[].name` on v1beta1). */
+  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
   public readonly serviceName: string;
   /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
   public readonly servicePath: string;
@@ -26,14 +26,14 @@ abstract class WorkerBase extends Construct {
   }
 }
 
-/** Prefill workers of a disaggregated graph (`subComponentType: prefill`). */
+/** Prefill workers of a disaggregated graph (1.x: `type: prefill`; 0.8/0.9: `subComponentType: prefill`). */
 export class PrefillWorker extends WorkerBase {
   constructor(graph: DynamoGraph, id: string, props: WorkerProps = {}) {
     super(graph, id, 'prefill', props);
   }
 }
 
-/** Decode workers of a disaggregated graph (`subComponentType: decode`). */
+/** Decode workers of a disaggregated graph (1.x: `type: decode`; 0.8/0.9: `subComponentType: decode`). */
 export class DecodeWorker extends WorkerBase {
   constructor(graph: DynamoGraph, id: string, props: WorkerProps = {}) {
     super(graph, id, 'decode', props);

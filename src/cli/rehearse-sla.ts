@@ -26,7 +26,7 @@ import {
   RehearsalInterrupted,
   RehearseIo,
   Target,
-  tokenizerDir,
+  modelSource,
   userCache,
   versionOf,
 } from './rehearse';
@@ -448,14 +448,12 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     const worker = model.services.find((s) => s.kind === 'worker');
     const modelFlag = worker?.launch.flags.get('--model') ?? worker?.launch.flags.get('--model-path');
     const modelId = typeof modelFlag === 'string' ? modelFlag : undefined;
-    if (o.tokenizer) tokenizerDir(o.tokenizer, modelDir, say);
+    // the model's files first: offline without them, nothing is installed or started
+    const hubModel = modelSource(o.tokenizer, modelId, modelDir, say);
     const python = rehearsalPython(version, { python: o.python, cacheDir: o.cacheDir }, say);
     const plannerPython = plannerVenv(version, o, say);
     const aiperf = findAiperf(o);
-    if (!o.tokenizer) {
-      if (modelId === undefined || !isHubId(modelId)) throw new RehearsalError(`the model ${modelId === undefined ? '(none)' : JSON.stringify(printable(modelId))} is not a Hugging Face id the rehearsal can fetch; give its tokenizer and config with --tokenizer DIR`);
-      copyModelFiles(await fetchFromHub(python, modelId, o, say), modelDir);
-    }
+    if (hubModel !== undefined) copyModelFiles(await fetchFromHub(python, hubModel, o, say), modelDir);
     const home = path.join(run, 'hf');
     if (modelId !== undefined && isHubId(modelId)) placeInHubCache(home, modelId, modelDir);
     // AIPerf counts its prompts' tokens with the model's tokenizer, offline, from the private cache

@@ -147,7 +147,7 @@ function ensureVenv(version: string, release: DynamoRelease, o: Pick<RehearseOpt
   const stamp = path.join(dir, '.installed');
   if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === packages.join(' ') && fs.existsSync(python)) return python;
   const base = pythonOf(release.localRun.python, o.python);
-  say(`installing ${packages.join(' ')} into ${dir} (first run for this release: about a minute)`);
+  say(`installing ${packages.join(' ')} into ${dir} (first run for this release only: its wheels from PyPI, 140 MB for 1.6.1; about a minute on a fast connection, longer on a slow one)`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(root, { recursive: true });
   const run = (cmd: string, args: string[], what: string) => {
@@ -367,8 +367,8 @@ export function fromUser(names: readonly string[]): Record<string, string> {
 
 /** What every process needs of the user's environment: locale and time zone. */
 export const LOCALE = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'LC_NUMERIC', 'LC_TIME', 'TZ'];
-/** How the user reaches the Hugging Face hub: their proxies, certificates, hub mirror and cache. */
-const HUB_ACCESS = ['HF_ENDPOINT', 'HF_HOME', 'HF_HUB_CACHE', 'XDG_CACHE_HOME', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'];
+/** How the user reaches the Hugging Face hub: their proxies, certificates, hub mirror and cache, and whether they keep it offline. */
+const HUB_ACCESS = ['HF_ENDPOINT', 'HF_HOME', 'HF_HUB_CACHE', 'HUGGINGFACE_HUB_CACHE', 'HF_HUB_OFFLINE', 'XDG_CACHE_HOME', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'];
 
 /**
  * Downloads a model's tokenizer and config from the hub with the release's own `huggingface_hub`,
@@ -397,14 +397,91 @@ export async function fetchFromHub(python: string, model: string, o: Pick<Rehear
   });
   if (o.signal?.aborted) throw new RehearsalInterrupted('interrupted');
   const dir = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.status === 0 && dir !== '' && fs.existsSync(path.join(dir, 'tokenizer.json'))) return dir;
-  const why = r.error ? r.error.message : printable(r.stderr.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? `exit ${r.status}`);
   const gated = o.hfTokenFromEnv ? '' : '; for a gated model, --hf-token-from-env gives the download your HF_TOKEN';
-  throw new RehearsalError(
-    r.status === 0
-      ? `${model} on the Hugging Face hub has no tokenizer.json; give a model directory with --tokenizer DIR`
-      : `could not fetch ${model}'s tokenizer and config from the Hugging Face hub (${why}). Where the hub is out of reach, pass --tokenizer DIR (scripts/make-tiny-model.py DIR writes a stand-in)${gated}`,
+  if (r.status === 0 && dir !== '') {
+    // out of reach, huggingface_hub answers with the user's cached copy, however little of the model it holds
+    const missing = MODEL_FILES.filter((f) => !isFile(path.join(dir, f)));
+    if (missing.length === 0) return dir;
+    throw new RehearsalError(
+      `the copy of ${model} huggingface_hub found (${printable(dir)}) has no ${missing.join(', ')}, which the mocker and the frontend read: the hub was out of reach and your cache holds only part of the model, or the model has no such file. ${whatToDo(model)}${gated}`,
+    );
+  }
+  const why = r.error ? r.error.message : printable(r.stderr.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? `exit ${r.status}`);
+  throw new RehearsalError(`could not fetch ${model}'s tokenizer and config from the Hugging Face hub (${why}). ${whatToDo(model)}${gated}`);
+}
+
+/** The files of a model a rehearsal cannot run without: the mocker stops without config.json, and the frontend has no chat template without tokenizer_config.json. */
+export const MODEL_FILES: readonly string[] = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
+
+const isFile = (p: string) => {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** The stand-in model script, where it is on this machine (the package's scripts/), as the user would type it. */
+export function tinyModelScript(): string {
+  const script = path.resolve(__dirname, '..', '..', 'scripts', 'make-tiny-model.py');
+  const relative = path.relative(process.cwd(), script);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? script : relative;
+}
+
+/** What a user without the model's files from the hub does instead: a stand-in directory, or the files fetched where the hub is reachable. */
+function whatToDo(model: string): string {
+  return (
+    `Pass --tokenizer DIR with a directory that has them (python3 ${tinyModelScript()} DIR writes a small stand-in), ` +
+    `or, where the hub is reachable, download them into your Hugging Face cache (hf download ${model} --include '*.json' --include '*.jinja') ` +
+    'and run again: HF_HUB_OFFLINE=1 then reads that cache without trying the hub'
   );
+}
+
+/** The user's Hugging Face hub cache, where huggingface_hub looks for it. */
+export function userHubCache(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HF_HUB_CACHE || env.HUGGINGFACE_HUB_CACHE || path.join(env.HF_HOME || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'huggingface'), 'hub');
+}
+
+/** Whether the user keeps huggingface_hub offline (HF_HUB_OFFLINE, as huggingface_hub reads it): the fetch then reads their cache only. */
+export function hubOffline(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|on|yes|true)$/i.test((env.HF_HUB_OFFLINE ?? '').trim());
+}
+
+/** Of MODEL_FILES, those the hub cache's copy of a model (its `main` revision, as huggingface_hub reads it offline) lacks: all of them where it has none. */
+export function missingFromHubCache(cache: string, model: string): string[] {
+  const repo = path.join(cache, `models--${model.replace(/\//g, '--')}`);
+  let revision: string;
+  try {
+    revision = fs.readFileSync(path.join(repo, 'refs', 'main'), 'utf8').trim();
+  } catch {
+    return [...MODEL_FILES];
+  }
+  return MODEL_FILES.filter((f) => revision === '' || !isFile(path.join(repo, 'snapshots', revision, f)));
+}
+
+/**
+ * Where a rehearsal's model files come from, settled before anything is installed or started:
+ * `--tokenizer DIR` (checked, and copied into `modelDir`), else the hub for a model id it can
+ * fetch, and, where the user keeps the hub offline, only when their cache has the files.
+ * Returns the model id to fetch from the hub; undefined when `--tokenizer` gave the files.
+ */
+export function modelSource(tokenizer: string | undefined, modelId: string | undefined, modelDir: string, say: (line: string) => void): string | undefined {
+  if (tokenizer !== undefined) {
+    tokenizerDir(tokenizer, modelDir, say);
+    return undefined;
+  }
+  if (modelId === undefined || !isHubId(modelId)) {
+    throw new RehearsalError(`the model ${modelId === undefined ? '(none)' : JSON.stringify(printable(modelId))} is not a Hugging Face id the rehearsal can fetch; give its tokenizer and config with --tokenizer DIR`);
+  }
+  if (hubOffline()) {
+    const cache = userHubCache();
+    const missing = missingFromHubCache(cache, modelId);
+    if (missing.length > 0) {
+      const holds = missing.length === MODEL_FILES.length ? `has no copy of ${modelId}` : `has no ${missing.join(', ')} of ${modelId}`;
+      throw new RehearsalError(`HF_HUB_OFFLINE is set, and your Hugging Face cache (${printable(cache)}) ${holds}: the mocker and the frontend read its ${MODEL_FILES.join(', ')}. ${whatToDo(modelId)}`);
+    }
+  }
+  return modelId;
 }
 
 /** The model directory a rehearsal reads: `--tokenizer DIR`, checked and copied. */
@@ -416,8 +493,10 @@ export function tokenizerDir(dir: string, into: string, say: (line: string) => v
     stat = undefined;
   }
   if (!stat?.isDirectory()) throw new RehearsalError(`--tokenizer ${printable(dir)}: not a directory`);
-  const tokenizer = path.join(dir, 'tokenizer.json');
-  if (!fs.existsSync(tokenizer) || !fs.statSync(tokenizer).isFile()) throw new RehearsalError(`--tokenizer ${printable(dir)}: no tokenizer.json there`);
+  const missing = MODEL_FILES.filter((f) => !isFile(path.join(dir, f)));
+  if (missing.length > 0) {
+    throw new RehearsalError(`--tokenizer ${printable(dir)}: no ${missing.join(', ')} there; the mocker and the frontend read ${MODEL_FILES.join(', ')} (python3 ${tinyModelScript()} DIR writes a small stand-in)`);
+  }
   const skipped = copyModelFiles(dir, into);
   if (skipped.length > 0) say(`--tokenizer: not copied (only the directory's own files are read): ${skipped.map(printable).join(', ')}`);
 }
@@ -528,15 +607,10 @@ export async function rehearse(sources: readonly LintSource[], o: RehearseOption
     }
     for (const s of plan.skipped) say(`not started: ${printable(s)}`);
 
-    if (o.tokenizer) tokenizerDir(o.tokenizer, modelDir, say);
+    const hubModel = modelSource(o.tokenizer, modelId, modelDir, say);
     const aiperf = findAiperf(o);
     const python = ensureVenv(version, release, o, say);
-    if (!o.tokenizer) {
-      if (modelId === undefined || !isHubId(modelId)) {
-        throw new RehearsalError(`the model ${modelId === undefined ? '(none)' : JSON.stringify(printable(modelId))} is not a Hugging Face id the rehearsal can fetch; give its tokenizer and config with --tokenizer DIR`);
-      }
-      copyModelFiles(await fetchFromHub(python, modelId, o, say), modelDir);
-    }
+    if (hubModel !== undefined) copyModelFiles(await fetchFromHub(python, hubModel, o, say), modelDir);
     const home = path.join(run, 'hf');
     if (modelId !== undefined && isHubId(modelId)) placeInHubCache(home, modelId, modelDir);
     if (aiperf) placeInHubCache(home, STAND_IN_TOKENIZER, modelDir);

@@ -8,8 +8,8 @@ import { Diagnostics, show } from './errors';
  * profiling data is available"), so the library checks it at synth.
  *
  * 0.9: guide 1, section 7 ("Select AI Configurator System and Backend Version").
- * Newer releases ship newer data (../shared/dynamo/aiconfigurator.md); add a
- * release line here when `versions.ts` supports it.
+ * 0.8 has no entry, so `aiConfigurator` is refused there. The 1.x request (1.6.1 included) has
+ * no AIConfigurator options: its profiler runs the AISimulate model inside `searchStrategy: 'rapid'`.
  */
 export const AICONFIGURATOR_SUPPORT: Readonly<Record<string, Readonly<Record<string, Partial<Record<BackendName, readonly string[]>>>>>> = {
   '0.9': {
@@ -24,7 +24,7 @@ export const AICONFIGURATOR_SUPPORT: Readonly<Record<string, Readonly<Record<str
 
 /**
  * Checks an AIConfigurator system / backend / version combination for a
- * Dynamo release line; the message names the supported choices.
+ * Dynamo release line (a 0.8/0.9 request's `aiConfigurator`); the message names the supported choices.
  */
 export function checkAiConfiguratorSupport(
   d: Diagnostics,

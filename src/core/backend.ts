@@ -9,20 +9,25 @@ import { BackendName, DynamoRelease } from './versions';
 
 export { BackendName } from './versions';
 
-/** CUDA major version of a runtime image. */
+/** CUDA major version of a runtime image: 13 on 1.x (1.6.1 included), whose runtime images are CUDA 13 only; 12 or 13 on 0.8/0.9. */
 export type CudaVersion = 12 | 13;
 
 export interface BackendOptions {
   /**
-   * Container image of every service of the graph.
-   * @default - `nvcr.io/nvidia/ai-dynamo/<backend>-runtime:<dynamoVersion>` (with the CUDA suffix of `cuda`)
+   * Container image of the graph's frontend and engine workers, used as given. The planner runs
+   * it on 0.8/0.9 only: the 1.x planner runs the release's `dynamo-planner` image (and a 1.x
+   * rehearsal's mockers `dynamo-planner` of this image's registry and tag).
+   * @default - the backend's runtime image of `dynamoVersion`: on 1.6.1 `nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.6.1`
+   * (`sglang-runtime:1.6.1`, `tensorrtllm-runtime:1.6.1`), with `Fabric.efa()` its `-efa` variant for the workers;
+   * on 0.8/0.9 the tag of `cuda` (`vllm-runtime:0.9.0-cuda13` for `cuda: 13`)
    */
   readonly image?: string;
   /**
    * CUDA major version of the default runtime image; pick the one the node driver supports
-   * (`nvidia-smi`). vLLM and SGLang publish CUDA 12 tags and `-cuda13` variants;
-   * TensorRT-LLM tags are CUDA 13 only.
-   * @default - the plain tag (CUDA 12 for vLLM and SGLang, 13 for TensorRT-LLM)
+   * (`nvidia-smi`). 1.x (1.6.1 included): every runtime image is CUDA 13 only, so 13 is the
+   * only value and `cuda: 12` is an error. 0.8/0.9: vLLM and SGLang publish CUDA 12 tags and
+   * `-cuda13` variants; TensorRT-LLM tags are CUDA 13 only.
+   * @default - the plain tag: CUDA 13 on 1.x; on 0.8/0.9 CUDA 12 for vLLM and SGLang, 13 for TensorRT-LLM
    */
   readonly cuda?: CudaVersion;
 }
@@ -142,11 +147,11 @@ export class Backend {
       d.error(join(path, 'cuda'), `must be 12 or 13, got ${show(cuda)}`, 'value-range');
       return;
     }
-    if (!release) return;
     if (cuda !== undefined && this.options.image !== undefined) {
       d.error(join(path, 'cuda'), `selects a default image, but image is set to ${show(this.options.image)}; remove one of them`, 'option-conflict');
       return;
     }
+    if (!release) return;
     const images = release.images[this.name];
     if (cuda !== undefined && cuda !== images.plainCuda && images.variants[cuda] === undefined) {
       const available = [images.plainCuda, ...Object.keys(images.variants).map(Number)].sort();

@@ -294,14 +294,53 @@ export function checkStringArray(d: Diagnostics, path: string, value: unknown): 
   return true;
 }
 
-/** Reports option keys the library does not know, so that a typo is never silently ignored. */
+/**
+ * Reports option keys the library does not know, so that a typo is never silently ignored:
+ * each names the closest known option (`closestNames`) and lists every option `known` holds,
+ * which is everything the object accepts at that level.
+ */
 export function checkKnownKeys(d: Diagnostics, path: string, value: unknown, known: readonly string[]): void {
   if (!isPlainObject(value)) return;
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      d.error(path === '' ? key : `${path}.${key}`, `is not a known option; known options are ${known.join(', ')}`, 'unknown-option');
-    }
+    if (known.includes(key)) continue;
+    const near = closestNames(key, known);
+    const hint = near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : '';
+    d.error(path === '' ? key : `${path}.${key}`, `is not a known option${hint}; known options are ${known.join(', ')}`, 'unknown-option');
   }
+}
+
+/**
+ * The names in `known` closest to `given`, for a "did you mean": fewest edits, where an edit
+ * is a letter added, removed or replaced, or two neighbouring letters swapped (`frontned`),
+ * and case is ignored (`FrontEnd`). Only names at most a third of `given`'s length away (one
+ * edit below six letters) are offered: further away, a suggestion is a guess. Names equally
+ * close come in the order of `known`; none when nothing is close.
+ */
+export function closestNames(given: string, known: readonly string[]): string[] {
+  const limit = Math.max(1, Math.floor(given.length / 3));
+  const lower = given.toLowerCase();
+  const distances = known.map((name) => editDistance(lower, name.toLowerCase()));
+  const best = Math.min(...distances);
+  return best <= limit ? known.filter((_, i) => distances[i] === best) : [];
+}
+
+/** Edits from `a` to `b`: insertions, deletions, substitutions and swaps of adjacent letters (optimal string alignment). */
+function editDistance(a: string, b: string): number {
+  // rows i-2, i-1 and i of the table of distances between prefixes
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
+      current.push(d);
+    }
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length];
 }
 
 export function join(path: string, key: string | number): string {

@@ -17,6 +17,13 @@ export interface GraphContext {
   readonly dynamoVersion: string;
   readonly release: DynamoRelease;
   readonly image: string;
+  /**
+   * The image of the engine workers: the graph's image, or with `Fabric.efa()` and the default
+   * image, the release's EFA runtime image where it publishes one (`<backend>-runtime:<version>-efa`, 1.x).
+   */
+  readonly workerImage: string;
+  /** The PriorityClass of every pod whose component sets none (`priorityClassName`). */
+  readonly priorityClassName?: string;
   readonly imagePullPolicy: ImagePullPolicy;
   readonly imagePullSecrets: readonly string[];
   readonly hfTokenSecret?: string;

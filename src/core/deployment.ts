@@ -1,4 +1,5 @@
 import { Backend, WorkerRole } from './backend';
+import { optionKeys } from './checks';
 import { FrontendOptions } from './frontend';
 import { checkGraphWithDraft, ComponentSpec, GraphOptions, GraphSpec } from './graph';
 import { Diagnostics } from './errors';
@@ -63,13 +64,23 @@ function frontend(o: DeploymentOptions): ComponentSpec {
   return { kind: 'frontend', name: FRONTEND_SERVICE_NAME, path: 'frontend', options: o?.frontend === undefined ? {} : o.frontend };
 }
 
-/** The graph of a disaggregated deployment: Frontend, prefill workers, decode workers. */
-export function disaggregatedGraphSpec(name: string, namespace: string | undefined, o: DisaggregatedDeploymentOptions): GraphSpec {
+/** The keys of a disaggregated deployment's options that are not graph options. */
+const DISAGGREGATED_KEYS = optionKeys<Omit<DisaggregatedDeploymentOptions, keyof GraphOptions>>()('frontend', 'prefill', 'decode', 'planner', 'observability');
+/** The keys of an aggregated deployment's options that are not graph options. */
+const AGGREGATED_KEYS = optionKeys<Omit<AggregatedDeploymentOptions, keyof GraphOptions>>()('frontend', 'workers', 'observability');
+
+/**
+ * The graph of a disaggregated deployment: Frontend, prefill workers, decode workers.
+ * `constructKeys` are the keys the caller took out of the options before (a construct's
+ * `name`, `namespace`, `strict`): a message about an unknown option lists them too.
+ */
+export function disaggregatedGraphSpec(name: string, namespace: string | undefined, o: DisaggregatedDeploymentOptions, constructKeys: readonly string[] = []): GraphSpec {
   return {
     name,
     namespace,
     path: '',
-    options: graphOptions(o, ['frontend', 'prefill', 'decode', 'planner', 'observability']),
+    options: graphOptions(o, DISAGGREGATED_KEYS),
+    siblingKeys: [...DISAGGREGATED_KEYS, ...constructKeys],
     components: [
       frontend(o),
       worker(o, 'prefill', 'prefill', o?.prefill),
@@ -79,13 +90,14 @@ export function disaggregatedGraphSpec(name: string, namespace: string | undefin
   };
 }
 
-/** The graph of an aggregated deployment: Frontend and workers. */
-export function aggregatedGraphSpec(name: string, namespace: string | undefined, o: AggregatedDeploymentOptions): GraphSpec {
+/** The graph of an aggregated deployment: Frontend and workers. `constructKeys`: as for `disaggregatedGraphSpec`. */
+export function aggregatedGraphSpec(name: string, namespace: string | undefined, o: AggregatedDeploymentOptions, constructKeys: readonly string[] = []): GraphSpec {
   return {
     name,
     namespace,
     path: '',
-    options: graphOptions(o, ['frontend', 'workers', 'observability']),
+    options: graphOptions(o, AGGREGATED_KEYS),
+    siblingKeys: [...AGGREGATED_KEYS, ...constructKeys],
     components: [frontend(o), worker(o, 'aggregated', 'workers', o?.workers)],
   };
 }

@@ -89,6 +89,8 @@ function component(name: string, s: DgdService, claims: ReadonlySet<string>, o: 
     multinode: s.multinode,
     sharedMemorySize: s.sharedMemory?.disabled ? '0' : s.sharedMemory?.size,
     runtimeVersionOverride: runtimeVersionOverride(main.image, o.runtimeVersion),
+    topologyConstraint: s.topologyConstraint,
+    compilationCache: s.compilationCache,
     podTemplate: { spec: { ...podRest, volumes: [...cacheVolumes, ...((volumes as Obj[] | undefined) ?? [])], containers: [container, ...list(sidecars)] } },
   });
   // the marker is an empty object: its presence opts the component into a scaling adapter
@@ -108,7 +110,7 @@ export function writeV1beta1(graph: KubeObject, o: V1beta1Options = {}): KubeObj
     metadata: graph.metadata,
     // components are pruned as they are written (keeping the empty scalingAdapter marker)
     spec: {
-      ...prune({ backendFramework: spec.backendFramework, env: spec.envs }),
+      ...prune({ backendFramework: spec.backendFramework, env: spec.envs, topologyConstraint: spec.topologyConstraint }),
       ...(services.length > 0 ? { components: services.map(([name, s]) => component(name, s, claims, o)) } : {}),
     },
   };
@@ -154,6 +156,8 @@ export function readV1beta1(graph: Readonly<Record<string, unknown>>): Obj {
       resources: { requests: compute(requests), limits: { ...(gpu !== undefined ? { gpu } : {}), ...compute(limits) } },
       sharedMemory: shm === undefined ? undefined : String(shm) === '0' ? { disabled: true } : { size: String(shm) },
       multinode: c.multinode,
+      topologyConstraint: c.topologyConstraint,
+      compilationCache: c.compilationCache,
       volumeMounts: cacheMounts.map((m) => ({ name: claimVolumes.get(String(m.name))!, mountPoint: m.mountPath })),
       envs: Array.isArray(env) ? env : undefined,
       extraPodSpec: {
@@ -172,7 +176,7 @@ export function readV1beta1(graph: Readonly<Record<string, unknown>>): Obj {
     apiVersion: graph.apiVersion,
     kind: graph.kind,
     metadata: graph.metadata,
-    spec: prune({ backendFramework: spec.backendFramework, envs: spec.env, pvcs: pvcs.size > 0 ? [...pvcs.values()] : undefined, services }),
+    spec: prune({ backendFramework: spec.backendFramework, envs: spec.env, topologyConstraint: spec.topologyConstraint, pvcs: pvcs.size > 0 ? [...pvcs.values()] : undefined, services }),
   };
 }
 

@@ -1,7 +1,9 @@
+import type { Backend } from './backend';
 import { checkBoolean, checkInteger, checkKnownKeys, checkString, join, optionKeys } from './checks';
 import { EnvMap, checkEnvMap, envMapToList, mergeEnv } from './env';
 import { Diagnostics, show } from './errors';
 import { EnvVar } from './k8s';
+import type { DynamoRelease } from './versions';
 
 /** The network KV cache blocks travel over between prefill and decode workers. */
 export type FabricKind = 'rdma' | 'efa' | 'tcp';
@@ -97,6 +99,14 @@ export class Fabric {
   /**
    * AWS EFA: an EFA device request, NIXL's LIBFABRIC backend, and
    * `FI_EFA_ENABLE_SHM_TRANSFER=0` (guide 4 explains why).
+   *
+   * Engine workers run the release's EFA runtime image when the graph uses the default image:
+   * Dynamo publishes `<backend>-runtime:<version>-efa` for vLLM, SGLang and TensorRT-LLM on the
+   * 1.x lines (1.6.1 renders `nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.6.1-efa`; 1.4 and 1.5 the
+   * same with their version). The plain tag has no aws-ofi-nccl, so NCCL cannot use EFA in it.
+   * Dynamo 0.8 and 0.9 publish no EFA images (the variants came with 1.0.0): their workers keep the
+   * plain runtime image. The frontend and planner keep their images; a graph `image` (or the
+   * backend's) is used as given.
    */
   public static efa(options: EfaFabricOptions = {}): Fabric {
     return new Fabric('efa', options ?? {});
@@ -170,4 +180,16 @@ export class Fabric {
     );
     return { env, capabilities, devices: { [e.resourceName ?? 'vpc.amazonaws.com/efa']: count }, nixlBackend: 'LIBFABRIC' };
   }
+}
+
+/**
+ * The image of a graph's engine workers: the graph's image, or (with `Fabric.efa()` and the
+ * release's default runtime image) its EFA variant where the release publishes one.
+ */
+export function workerImageOf(fabric: unknown, backend: Backend, image: string | undefined, release: DynamoRelease, version: string): string {
+  const own = image ?? backend.options.image;
+  if (own !== undefined) return own;
+  const runtime = backend._image(release, version);
+  const efa = release.images[backend.name].efa;
+  return fabric instanceof Fabric && fabric.kind === 'efa' && efa !== undefined ? `${runtime}${efa}` : runtime;
 }

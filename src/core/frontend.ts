@@ -2,17 +2,32 @@ import { checkInteger, checkKnownKeys, checkPort, join, optionKeys } from './che
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
 import { Diagnostics, show } from './errors';
-import { ComputeResources } from './k8s';
+import { ComputeResources, PodPlacementOptions } from './k8s';
 import { Router } from './router';
-import { checkResources, DgdService, imagePullSecrets, modelCacheVolumeMounts, renderResources, serviceEnv } from './service';
+import {
+  checkPodPlacement,
+  checkResources,
+  DgdService,
+  imagePullSecrets,
+  modelCacheVolumeMounts,
+  POD_PLACEMENT_KEYS,
+  podPlacement,
+  renderResources,
+  serviceEnv,
+} from './service';
 import { prune } from './util';
 import { DynamoRelease } from './versions';
 
 /** The port the Dynamo operator gives the frontend's container, Service and probes. */
 export const FRONTEND_HTTP_PORT = 8000;
 
-/** The OpenAI-compatible HTTP frontend and its router. */
-export interface FrontendOptions {
+/**
+ * The OpenAI-compatible HTTP frontend and its router. With a graph `hfTokenSecret`, the frontend
+ * gets the Secret as `envFrom` where the release's own manifests give it (Dynamo 1.x, 1.6.1
+ * included: it fetches the model's tokenizer, which a gated model keeps behind the token);
+ * 0.8/0.9 give it to the workers only.
+ */
+export interface FrontendOptions extends PodPlacementOptions {
   /**
    * Frontend pods.
    * @default 1
@@ -46,7 +61,7 @@ export interface FrontendOptions {
   readonly resources?: ComputeResources;
 }
 
-const FRONTEND_KEYS = optionKeys<FrontendOptions>()('replicas', 'router', 'httpPort', 'env', 'podInfoEnv', 'resources');
+const FRONTEND_KEYS = optionKeys<FrontendOptions>()('replicas', 'router', 'httpPort', 'env', 'podInfoEnv', 'resources', ...POD_PLACEMENT_KEYS);
 
 export function checkFrontend(d: Diagnostics, path: string, o: FrontendOptions, release?: DynamoRelease): void {
   checkKnownKeys(d, path, o, FRONTEND_KEYS);
@@ -62,6 +77,7 @@ export function checkFrontend(d: Diagnostics, path: string, o: FrontendOptions, 
   checkEnvMap(d, join(path, 'env'), o.env);
   checkPodInfoFields(d, join(path, 'podInfoEnv'), o.podInfoEnv);
   checkResources(d, join(path, 'resources'), o.resources);
+  checkPodPlacement(d, path, o, release);
 }
 
 export function renderFrontend(ctx: GraphContext, o: FrontendOptions): DgdService {
@@ -69,13 +85,16 @@ export function renderFrontend(ctx: GraphContext, o: FrontendOptions): DgdServic
   if (o.httpPort !== undefined && o.httpPort !== FRONTEND_HTTP_PORT) args.push('--http-port', String(o.httpPort));
   const resources = renderResources(o.resources);
   return prune<DgdService>({
+    envFromSecret: ctx.release.hfTokenSecret.frontend ? ctx.hfTokenSecret : undefined,
     componentType: 'frontend',
     replicas: o.replicas ?? 1,
     resources,
     volumeMounts: modelCacheVolumeMounts(ctx),
     envs: serviceEnv(ctx, o.podInfoEnv, [], o.env),
+    topologyConstraint: o.topologyConstraint,
     extraPodSpec: {
       imagePullSecrets: imagePullSecrets(ctx),
+      ...podPlacement(ctx, o),
       mainContainer: {
         image: ctx.image,
         imagePullPolicy: ctx.imagePullPolicy,

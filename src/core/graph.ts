@@ -3,15 +3,15 @@ import { checkBoolean, checkDnsLabel, checkModel, checkServedModelName, checkSer
 import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, envMapToList, POD_INFO_FIELDS, PodInfoField } from './env';
 import { dedupe, Diagnostics, show, ValidationWarning } from './errors';
-import { Fabric } from './fabric';
+import { Fabric, workerImageOf } from './fabric';
 import { checkFrontend, FrontendOptions, renderFrontend } from './frontend';
-import { IMAGE_PULL_POLICIES, ImagePullPolicy, KubeObject, NameRef, nameOf } from './k8s';
+import { GraphTopologyConstraint, IMAGE_PULL_POLICIES, ImagePullPolicy, KubeObject, NameRef, nameOf } from './k8s';
 import { checkExistingModelCache, modelCacheMount } from './model-cache';
 import { checkGraphPlanner, PlannerOptions, plannerConfigMapName, renderPlanner } from './planner';
 import { checkGraphManifest, Finding, reportDraftFindings, reportFindings } from './rules';
 import { at } from './rules/graph-model';
 import { Router } from './router';
-import { DEFAULT_POD_SECURITY, DgdService, POD_SECURITY_LEVELS, PodSecurity, secureService } from './service';
+import { checkGraphPlacement, DEFAULT_POD_SECURITY, DgdService, POD_SECURITY_LEVELS, PodSecurity, secureService } from './service';
 import { prune } from './util';
 import { writeV1beta1 } from './dgd-v1beta1';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf, RELEASES, runtimeVersionOf } from './versions';
@@ -42,8 +42,10 @@ export interface GraphOptions {
    */
   readonly servedModelName?: string;
   /**
-   * Image of every service.
-   * @default - the backend's runtime image for `dynamoVersion`
+   * Image of the frontend and the engine workers, used as given; on 0.8/0.9 also of the planner
+   * (the 1.x planner runs the release's `dynamo-planner` image, `dynamo-planner:1.6.1` by default).
+   * @default - the backend's runtime image of `dynamoVersion` (`BackendOptions.image`): on 1.6.1
+   * `nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.6.1` for vLLM
    */
   readonly image?: string;
   /**
@@ -57,7 +59,10 @@ export interface GraphOptions {
    */
   readonly imagePullSecrets?: readonly NameRef[];
   /**
-   * Existing Secret whose keys (e.g. `HF_TOKEN`) become worker environment (`envFromSecret`).
+   * Existing Secret whose keys (e.g. `HF_TOKEN`) become environment of the components that fetch
+   * from the Hugging Face Hub, where the release's own manifests give it: on 1.6.1 (and 1.4, 1.5)
+   * the frontend, which fetches the tokenizer, and the workers (`containers[main].envFrom`); on
+   * 0.8/0.9 the workers only (`envFromSecret`). The planner gets it on no release.
    * @default - none (public models only)
    */
   readonly hfTokenSecret?: NameRef;
@@ -72,7 +77,8 @@ export interface GraphOptions {
    */
   readonly fabric?: Fabric;
   /**
-   * Environment of every service (`spec.envs`); a service's own `env` overrides it.
+   * Environment of every service (1.x: `spec.env`; 0.8/0.9: `spec.envs`); a service's own `env`
+   * overrides it.
    * @default - none
    */
   readonly env?: EnvMap;
@@ -123,6 +129,19 @@ export interface GraphOptions {
    * @default 'hardened'
    */
   readonly podSecurity?: PodSecurity;
+  /**
+   * PriorityClass of every pod of the graph (`priorityClassName` of each pod spec, which the
+   * scheduler reads with or without Grove); a component's own `priorityClassName` wins.
+   * @default - none (the cluster's default priority)
+   */
+  readonly priorityClassName?: string;
+  /**
+   * Grove topology-aware placement of the graph (`spec.topologyConstraint`): the ClusterTopology
+   * to place by and a domain to pack every component within (components may set a narrower one).
+   * Dynamo 1.x (1.6.1 renders it); the 0.8/0.9 CRD has no such field, and the option is refused there.
+   * @default - none
+   */
+  readonly topologyConstraint?: GraphTopologyConstraint;
 }
 
 export { DEFAULT_POD_SECURITY, POD_SECURITY_LEVELS } from './service';
@@ -153,6 +172,8 @@ export const GRAPH_OPTION_KEYS = optionKeys<GraphOptions>()(
   'updateStrategy',
   'rehearsal',
   'podSecurity',
+  'priorityClassName',
+  'topologyConstraint',
 );
 
 /** One service of a graph. `path` is where its options came from, for messages. */
@@ -188,6 +209,13 @@ export interface GraphSpec {
   /** Path prefix of graph options in messages (`''` for top-level props). */
   readonly path: string;
   readonly components: readonly ComponentSpec[];
+  /**
+   * The other keys accepted where the graph options were given (a deployment's `frontend`,
+   * `prefill`, `observability`, a construct's `name`...): an unknown key is matched against
+   * them too, so that its message suggests and lists everything that could have been meant.
+   * @default - none
+   */
+  readonly siblingKeys?: readonly string[];
 }
 
 /** The objects of one graph. */
@@ -210,9 +238,13 @@ export function checkModelCacheRef(d: Diagnostics, path: string, cache: unknown)
   checkExistingModelCache(d, path, { claimName: c.claimName, mountPath: c.mountPath });
 }
 
-/** Checks graph-wide options. Returns the release when the version is supported. */
-export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions): DynamoRelease | undefined {
-  checkKnownKeys(d, path, o, GRAPH_OPTION_KEYS);
+/**
+ * Checks graph-wide options. Returns the release when the version is supported. Every check
+ * that does not need the release runs whatever the version; `siblingKeys` are the other keys
+ * accepted beside the graph options (see `GraphSpec.siblingKeys`).
+ */
+export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions, siblingKeys: readonly string[] = []): DynamoRelease | undefined {
+  checkKnownKeys(d, path, o, [...GRAPH_OPTION_KEYS, ...siblingKeys]);
   checkModel(d, join(path, 'model'), o.model);
   const backendOk = checkBackend(d, join(path, 'backend'), o.backend);
   const version = dynamoVersionOf(o);
@@ -241,6 +273,7 @@ export function checkGraphOptions(d: Diagnostics, path: string, o: GraphOptions)
   checkStringMap(d, join(path, 'annotations'), o.annotations);
   checkBoolean(d, join(path, 'rehearsal'), o.rehearsal);
   checkPodSecurity(d, path, o);
+  checkGraphPlacement(d, path, o, release);
   if (checkOneOf(d, join(path, 'updateStrategy'), o.updateStrategy, UPDATE_STRATEGIES) && o.updateStrategy !== undefined && release && !release.updateStrategyAnnotation) {
     d.error(join(path, 'updateStrategy'), `is set, but Dynamo ${release.line}.x reads no update strategy (the annotation came with 1.6); leave it out`, 'option-conflict');
   }
@@ -307,7 +340,7 @@ export function checkGraph(d: Diagnostics, spec: GraphSpec, options: RenderOptio
   if (options.partsChecked) {
     release = lookupRelease(d, join(spec.path, 'dynamoVersion'), dynamoVersionOf(spec.options));
   } else {
-    release = checkGraphOptions(d, spec.path, spec.options);
+    release = checkGraphOptions(d, spec.path, spec.options, spec.siblingKeys);
     const backend = spec.options.backend instanceof Backend ? spec.options.backend : undefined;
     for (const c of spec.components) checkComponent(d, c, backend, release);
   }
@@ -346,6 +379,8 @@ function resolveContext(spec: GraphSpec, release: DynamoRelease): GraphContext {
     dynamoVersion: version,
     release,
     image: o.image ?? o.backend._image(release, version),
+    workerImage: workerImageOf(o.fabric, o.backend, o.image, release, version),
+    priorityClassName: o.priorityClassName,
     imagePullPolicy: o.imagePullPolicy ?? 'IfNotPresent',
     imagePullSecrets: (o.imagePullSecrets ?? []).map(nameOf),
     hfTokenSecret: o.hfTokenSecret !== undefined ? nameOf(o.hfTokenSecret) : undefined,
@@ -378,6 +413,8 @@ export interface RenderOptions {
 /**
  * Checks a graph's options and, when they have errors, adds what the rules
  * find on a draft rendered from them, so that every problem shows at once.
+ * An unsupported version is one of those problems: the draft then keeps what
+ * the rules find whatever the release (`findingsOnEveryRelease`).
  * Returns the release when the version is supported.
  */
 export function checkGraphWithDraft(d: Diagnostics, spec: GraphSpec, options: RenderOptions = {}): DynamoRelease | undefined {
@@ -385,17 +422,43 @@ export function checkGraphWithDraft(d: Diagnostics, spec: GraphSpec, options: Re
   if (d.errors.length === 0) return release;
   // findings are located by service name: without valid names there is nothing to point at
   const named = spec.components.every((c) => typeof c.name === 'string' && c.name !== '');
+  const locate = optionLocator(spec);
+  const draftOf = (s: GraphSpec, r: DynamoRelease) => {
+    const draft = buildGraph(new Diagnostics(), s, r);
+    return checkGraphManifest(draft.graph, draft.configMaps, { release: r, apiVersion: r.apiVersion });
+  };
   reportDraftFindings(
     d,
     () => {
-      if (!release || !named) return undefined;
-      const draft = buildGraph(new Diagnostics(), spec, release);
-      return checkGraphManifest(draft.graph, draft.configMaps, { release, apiVersion: release.apiVersion });
+      if (!named) return undefined;
+      if (release) return draftOf(spec, release);
+      return findingsOnEveryRelease((r, version) => draftOf({ ...spec, options: { ...spec.options, dynamoVersion: version } }, r), locate);
     },
-    optionLocator(spec),
+    locate,
     spec.components.map((c) => c.path),
   );
   return release;
+}
+
+/**
+ * What the rules find on a draft whatever the release, for options whose version is
+ * unsupported: the draft is rendered for every supported release (a version of its line),
+ * and a finding is kept when each of them makes it, with the same rule and message, at the
+ * same option (`locate`). What depends on the release (flags, fields, defaults, images)
+ * differs between them and is left out. Throws when a draft does not render.
+ */
+export function findingsOnEveryRelease(draft: (release: DynamoRelease, version: string) => readonly Finding[], locate: (f: Finding) => string): Finding[] {
+  const key = (f: Finding) => `${f.rule}\u0000${locate(f)}\u0000${f.message}`;
+  let kept: Finding[] | undefined;
+  for (const release of Object.values(RELEASES)) {
+    const found = draft(release, `${release.line}.0`);
+    if (kept === undefined) kept = [...found];
+    else {
+      const keys = new Set(found.map(key));
+      kept = kept.filter((f) => keys.has(key(f)));
+    }
+  }
+  return kept ?? [];
 }
 
 /** Validates a graph and renders its DynamoGraphDeployment and ConfigMaps. */
@@ -449,6 +512,7 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
         backendFramework: o.backend.name,
         envs: envMapToList(o.env),
         pvcs: ctx.modelCache ? [{ name: ctx.modelCache.claimName, create: false }] : undefined,
+        topologyConstraint: o.topologyConstraint,
       }),
       ...(Object.keys(services).length > 0 ? { services } : {}),
     },

@@ -107,10 +107,15 @@ export class HelmInstall {
     } else if (this.kind === 'flux') {
       checkKnownKeys(d, path, o, FLUX_KEYS);
       checkDnsLabel(d, join(path, 'namespace'), o.namespace);
-      if (o.interval !== undefined && (typeof o.interval !== 'string' || !DURATION.test(o.interval))) {
-        d.error(join(path, 'interval'), `must be a duration such as "10m" or "1h", got ${show(o.interval)}`, 'value-format');
-      }
+      checkFluxDuration(d, join(path, 'interval'), o.interval);
     }
+  }
+}
+
+/** A Flux duration (Go's `time.ParseDuration` units Flux's CRDs accept), such as `10m` or `1h30m`. */
+export function checkFluxDuration(d: Diagnostics, path: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== 'string' || !DURATION.test(value))) {
+    d.error(path, `must be a duration such as "10m" or "1h", got ${show(value)}`, 'value-format');
   }
 }
 

@@ -17,6 +17,7 @@ export * from './sla-planned';
 export * from './graph';
 export * from './deployment';
 export * from './helm';
+export * from './flux';
 export * from './prometheus-stack';
 export * from './platform';
 export * from './secrets';

@@ -42,7 +42,9 @@ const PROPHET_KEYS = optionKeys<ProphetOptions>()('windowSize', 'log1p');
 
 /**
  * How the SLA planner forecasts the next interval's load (guide 1 section 13).
- * Rendered as DGDR planner config keys and as planner flags in a DGD.
+ * 1.x (1.6.1 included): PlannerConfig keys (`load_predictor`, `prophet_window_size`...) in a
+ * graph's planner ConfigMap and in a request's `features.planner`. 0.8/0.9: planner flags
+ * (`--load-predictor`...) in a graph, camelCase keys of the request's planner config.
  */
 export class LoadPredictor {
   /** Next interval's load equals the current one: stable traffic, long intervals. */

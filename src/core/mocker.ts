@@ -36,6 +36,7 @@ export function renderMockerWorker(ctx: GraphContext, role: WorkerRole, o: Worke
     ...(o.maxNumSeqs !== undefined ? ['--max-num-seqs', String(o.maxNumSeqs)] : []),
     ...(m.maxModelLen && o.maxModelLen !== undefined ? ['--max-model-len', String(o.maxModelLen)] : []),
     ...(role === 'aggregated' ? [] : m.roleFlags[role]),
+    ...(m.clusterFlags ?? []),
   ];
   const resources = renderResources(o.resources);
   const service = prune<DgdService>({

@@ -10,7 +10,7 @@ export const ACCESS_MODES: readonly AccessMode[] = ['ReadWriteMany', 'ReadWriteO
 /** Where model weights are cached: the default mount path of a model cache. */
 export const DEFAULT_MODEL_CACHE_MOUNT_PATH = '/opt/models';
 
-/** A new PersistentVolumeClaim that caches model weights for every service of a graph. */
+/** A new PersistentVolumeClaim that caches model weights for a graph's frontend and workers. */
 export interface ModelCacheOptions {
   /** Capacity of the claim, e.g. `'100Gi'`. */
   readonly size: string;
@@ -45,7 +45,11 @@ export interface ExistingModelCacheOptions {
 const NEW_KEYS = optionKeys<ModelCacheOptions>()('size', 'accessMode', 'storageClassName', 'mountPath');
 const EXISTING_KEYS = optionKeys<ExistingModelCacheOptions>()('claimName', 'mountPath');
 
-/** How a graph uses a model cache: the claim to list in `spec.pvcs` and where to mount it. */
+/**
+ * How a graph uses a model cache: the claim and where the frontend and workers mount it
+ * (1.x: a pod volume of the claim in each component's `podTemplate`; 0.8/0.9: the claim listed
+ * in `spec.pvcs` with `create: false`, mounted through the service's `volumeMounts`).
+ */
 export interface ModelCacheMount {
   readonly claimName: string;
   readonly mountPath: string;

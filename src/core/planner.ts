@@ -3,8 +3,8 @@ import { GraphContext } from './context';
 import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
 import { Diagnostics, show } from './errors';
 import { LoadPredictor } from './load-predictor';
-import { DgdService, imagePullSecrets, serviceEnv } from './service';
-import { KubeObject } from './k8s';
+import { checkPodPlacement, DgdService, imagePullSecrets, POD_PLACEMENT_KEYS, podPlacement, serviceEnv } from './service';
+import { KubeObject, PodPlacementOptions } from './k8s';
 import { prune, toKubeName } from './util';
 import { DynamoRelease } from './versions';
 
@@ -19,8 +19,17 @@ export const DEFAULT_PROFILE_RESULTS_CONFIG_MAP = 'planner-profile-data';
 const PROFILE_RESULTS_VOLUME = 'planner-profile-data';
 const PLANNER_CONFIG_VOLUME = 'planner-config';
 
-/** The SLA planner: scales prefill and decode workers to meet TTFT and ITL targets (guide 1). */
-export interface PlannerOptions {
+/**
+ * The SLA planner: scales prefill and decode workers to meet TTFT and ITL targets (guide 1).
+ * In a graph on 1.x (1.6.1 included) it runs `python3 -m dynamo.planner --config` from the
+ * release's `dynamo-planner` image, its settings a PlannerConfig document in a ConfigMap beside
+ * the graph; on 0.8/0.9 `python3 -m planner_sla` from the graph's runtime image, with flags.
+ * The placement options (`affinity`, `priorityClassName`, `topologySpreadConstraints`,
+ * `topologyConstraint`) apply to a planner in a graph; a request (`SlaPlannedDeployment`) has no
+ * pod of its own to place. A planner gets no `hfTokenSecret` on any release: it loads no model,
+ * and Dynamo's own planner services (0.9 examples, the 1.x profiler's) carry no Secret.
+ */
+export interface PlannerOptions extends PodPlacementOptions {
   /**
    * Fewest engines the planner keeps per role.
    * @default - the planner's default (1)
@@ -62,8 +71,9 @@ export interface PlannerOptions {
    */
   readonly profileResultsConfigMap?: string;
   /**
-   * Image of the planner.
-   * @default - the graph's image
+   * Image of the planner in a graph.
+   * @default - 1.x: the release's planner image, `nvcr.io/nvidia/ai-dynamo/dynamo-planner:1.6.1` on 1.6.1
+   * (`dynamo-planner:<dynamoVersion>`), whatever the graph's image; 0.8/0.9: the graph's image
    */
   readonly image?: string;
   /**
@@ -78,7 +88,8 @@ export interface PlannerOptions {
   readonly podInfoEnv?: readonly PodInfoField[];
 }
 
-export const PLANNER_OPTION_KEYS = optionKeys<PlannerOptions>()(
+/** The options every planner takes, a request's included; a planner in a graph takes `POD_PLACEMENT_KEYS` besides. */
+export const PLANNER_OPTION_KEYS = optionKeys<Omit<PlannerOptions, keyof PodPlacementOptions>>()(
   'minEndpoint',
   'maxGpuBudget',
   'adjustmentIntervalSeconds',
@@ -108,9 +119,12 @@ export function checkPrometheusEndpoint(d: Diagnostics, path: string, endpoint: 
   checkUrl(d, path, url, ['http', 'https'], 'http://prometheus-kube-prometheus-prometheus.monitoring.svc.cluster.local:9090');
 }
 
-/** Checks the options every planner shares. */
-export function checkPlannerOptions(d: Diagnostics, path: string, o: PlannerOptions, release: DynamoRelease | undefined): void {
-  checkKnownKeys(d, path, o, PLANNER_OPTION_KEYS);
+/** The options of a planner in a graph: the shared ones and where its pod is placed. */
+const GRAPH_PLANNER_OPTION_KEYS: readonly string[] = [...PLANNER_OPTION_KEYS, ...POD_PLACEMENT_KEYS];
+
+/** Checks the options every planner shares (`known`: the option names the caller takes). */
+export function checkPlannerOptions(d: Diagnostics, path: string, o: PlannerOptions, release: DynamoRelease | undefined, known: readonly string[] = PLANNER_OPTION_KEYS): void {
+  checkKnownKeys(d, path, o, known);
   checkInteger(d, join(path, 'minEndpoint'), o.minEndpoint, 1);
   checkInteger(d, join(path, 'maxGpuBudget'), o.maxGpuBudget, 1);
   checkInteger(d, join(path, 'adjustmentIntervalSeconds'), o.adjustmentIntervalSeconds, 1, 'a whole number of seconds > 0');
@@ -161,12 +175,13 @@ export function plannerBudgetProblem(
 
 /** Checks a planner that runs inside a graph (a DGD). */
 export function checkGraphPlanner(d: Diagnostics, path: string, o: PlannerOptions, release: DynamoRelease | undefined): void {
-  checkPlannerOptions(d, path, o, release);
+  checkPlannerOptions(d, path, o, release, GRAPH_PLANNER_OPTION_KEYS);
+  checkPodPlacement(d, path, o, release);
   if (o.ttftMs === undefined) d.error(join(path, 'ttftMs'), 'is required: the time-to-first-token target (ms) the planner scales for', 'required');
   if (o.itlMs === undefined) d.error(join(path, 'itlMs'), 'is required: the inter-token latency target (ms) the planner scales for', 'required');
 }
 
-/** The planner's command-line flags in a graph. */
+/** The planner's command-line flags in a graph on 0.8/0.9; the 1.x planner reads `plannerConfig` from a file instead. */
 export function plannerFlags(ctx: GraphContext, o: PlannerOptions): string[] {
   const p = ctx.release.planner;
   const flags = [
@@ -231,9 +246,12 @@ export function renderPlanner(ctx: GraphContext, serviceName: string, o: Planner
     componentType: 'planner',
     replicas: 1,
     // the planner loads no model: no cache mount, no HF_HOME
+    envFromSecret: ctx.release.hfTokenSecret.planner ? ctx.hfTokenSecret : undefined,
     envs: serviceEnv(ctx, o.podInfoEnv, [{ name: p.metricsPortEnv, value: String(p.metricsPort) }], o.env, false),
+    topologyConstraint: o.topologyConstraint,
     extraPodSpec: {
       imagePullSecrets: imagePullSecrets(ctx),
+      ...podPlacement(ctx, o),
       volumes: [
         { name: PROFILE_RESULTS_VOLUME, configMap: { name: o.profileResultsConfigMap ?? DEFAULT_PROFILE_RESULTS_CONFIG_MAP } },
         ...(config ? [{ name: PLANNER_CONFIG_VOLUME, configMap: { name: configMapName } }] : []),

@@ -20,11 +20,14 @@ import { checkPrometheusEndpoint, IPrometheusEndpoint, prometheusUrl } from './p
 import { checkLiteralSecrets } from './rules/secrets';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from './versions';
 
-/** The bundled etcd, or an external one. */
+/**
+ * The bundled etcd, or an external one. 1.x (1.6.1 included) discovers through Kubernetes and
+ * installs no etcd unless asked; 0.8/0.9 bundle one by default.
+ */
 export interface PlatformEtcdOptions {
   /** Install the bundled etcd. @default - true on 0.x (unless `address` is set); false on 1.x, which needs no etcd */
   readonly enabled?: boolean;
-  /** Address of an external etcd, e.g. `http://etcd.infra:2379`. @default - the bundled one */
+  /** Address of an external etcd, e.g. `http://etcd.infra:2379`. @default - none: 1.x uses no etcd, 0.8/0.9 the bundled one */
   readonly address?: string;
   /** StorageClass of etcd's volume. @default - the cluster default */
   readonly storageClass?: string;
@@ -34,14 +37,17 @@ export interface PlatformEtcdOptions {
   readonly replicas?: number;
 }
 
-/** The bundled NATS, or an external one. */
+/**
+ * The bundled NATS, or an external one. 1.x (1.6.1 included) installs no NATS unless asked;
+ * 0.8/0.9 bundle one by default.
+ */
 export interface PlatformNatsOptions {
   /**
    * Install the bundled NATS. 1.x needs it only for a NATS request or event plane or durable KV events.
    * @default - true on 0.x (unless `address` is set); false on 1.x
    */
   readonly enabled?: boolean;
-  /** Address of an external NATS, e.g. `nats://nats.infra:4222`. @default - the bundled one */
+  /** Address of an external NATS, e.g. `nats://nats.infra:4222`. @default - none: 1.x uses no NATS, 0.8/0.9 the bundled one */
   readonly address?: string;
   /** StorageClass of JetStream's volume. @default - the cluster default */
   readonly storageClass?: string;
@@ -125,13 +131,14 @@ export interface DynamoPlatformOptions {
    */
   readonly imagePullSecrets?: readonly NameRef[];
   /**
-   * NATS config reloader image tag.
-   * @default - the release's (0.22.3 for 0.9.x, as guide 1 installs)
+   * NATS config reloader image tag, for a platform that installs NATS (0.8/0.9 by default; 1.x
+   * only with `nats: { enabled: true }`, an error otherwise).
+   * @default - the release's: the chart's own on 1.x and 0.8; 0.22.3 on 0.9.x, as guide 1 installs
    */
   readonly natsReloaderTag?: string;
-  /** The bundled etcd, or an external one. @default - the bundled one */
+  /** The bundled etcd, or an external one. @default - 1.x: no etcd; 0.8/0.9: the bundled one */
   readonly etcd?: PlatformEtcdOptions;
-  /** The bundled NATS, or an external one. @default - the bundled one */
+  /** The bundled NATS, or an external one. @default - 1.x: no NATS; 0.8/0.9: the bundled one */
   readonly nats?: PlatformNatsOptions;
   /** The operator's admission webhook. @default - the chart's (enabled, Fail) */
   readonly webhook?: PlatformWebhookOptions;

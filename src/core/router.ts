@@ -6,24 +6,30 @@ import { DynamoRelease } from './versions';
 export type RouterMode = 'kv' | 'round-robin' | 'random';
 
 /**
- * Parameters of the KV-aware router (guide 3). Each maps to a frontend flag;
+ * Parameters of the KV-aware router (guide 3). Each maps to a frontend flag of the release
+ * (the flags below are 1.6.1's, the 1.x names; 0.8/0.9 names are given where they differ);
  * unset parameters keep Dynamo's defaults.
  */
 export interface KvRouterOptions {
   /**
    * Weight of prefix-cache overlap in the cost `weight x prefill_blocks + decode_blocks`.
-   * Higher favours TTFT (cache hits), lower favours load spread. `--kv-overlap-score-weight`.
+   * Higher favours TTFT (cache hits), lower favours load spread. 1.x: `--router-prefill-load-scale`,
+   * which 1.6 deprecates (a warning; its replacement is `prefill_load_scale` in
+   * `--router-policy-config`); 0.8/0.9: `--kv-overlap-score-weight`.
    * @default - Dynamo's default (1.0)
    */
   readonly overlapScoreWeight?: number;
   /**
-   * Softmax temperature of worker selection; 0 always picks the cheapest worker. `--router-temperature`.
+   * Softmax temperature of worker selection; 0 always picks the cheapest worker. `--router-temperature`
+   * on every release; 1.6 deprecates it (a warning; its replacement is `router_temperature` in
+   * `--router-policy-config`).
    * @default - Dynamo's default (0.0)
    */
   readonly temperature?: number;
   /**
    * Workers publish KV cache events to the router. When false the router predicts cache
-   * state from its own decisions with a TTL (`--no-kv-events`), and workers do not publish.
+   * state from its own decisions with a TTL (1.x `--no-router-kv-events`, 0.8/0.9
+   * `--no-kv-events`), and workers do not publish.
    * @default true
    */
   readonly kvEvents?: boolean;
@@ -51,18 +57,21 @@ export interface KvRouterOptions {
    */
   readonly replicaSync?: boolean;
   /**
-   * Without KV events only: seconds after which a predicted cached block expires. `--router-ttl`.
+   * Without KV events only: seconds after which a predicted cached block expires. 1.x
+   * `--router-ttl-secs`, 0.8/0.9 `--router-ttl`.
    * @default - Dynamo's default (120)
    */
   readonly ttlSeconds?: number;
   /**
-   * Without KV events only: blocks in the prediction tree before pruning. `--router-max-tree-size`.
+   * Without KV events only: blocks in the prediction tree before pruning. 0.8/0.9 only
+   * (`--router-max-tree-size`): the 1.x frontend has no such flag, and the option is an error there.
    * @default - Dynamo's default
    */
   readonly maxTreeSize?: number;
   /**
-   * Without KV events only: fraction of `maxTreeSize` to prune down to. `--router-prune-target-ratio`.
-   * @default - Dynamo's default (0.8)
+   * Without KV events only: fraction of `maxTreeSize` to prune down to. 0.8/0.9 only
+   * (`--router-prune-target-ratio`): the 1.x frontend has no such flag, and the option is an error there.
+   * @default - Dynamo's default (a ratio of 0.8)
    */
   readonly pruneTargetRatio?: number;
 }

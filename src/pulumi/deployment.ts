@@ -32,6 +32,9 @@ interface NamedArgs extends StrictArgs {
   readonly namespace?: string;
 }
 
+/** The args a deployment takes beside its options: listed with them when an option is misspelt. */
+const NAMED_KEYS: readonly (keyof NamedArgs)[] = ['name', 'namespace', 'strict'];
+
 export interface DisaggregatedDeploymentArgs extends DisaggregatedDeploymentOptions, NamedArgs {}
 export interface AggregatedDeploymentArgs extends AggregatedDeploymentOptions, NamedArgs {}
 
@@ -87,7 +90,7 @@ export class DisaggregatedDeployment extends pulumi.ComponentResource implements
   constructor(name: string, args: DisaggregatedDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
     super(typeToken('DisaggregatedDeployment'), name, {}, opts);
     const a = split(name, args);
-    const built = compose(this, opts, name, disaggregatedGraphSpec(a.name, a.namespace, a.options as DisaggregatedDeploymentOptions), a.strict, args?.observability);
+    const built = compose(this, opts, name, disaggregatedGraphSpec(a.name, a.namespace, a.options as DisaggregatedDeploymentOptions, NAMED_KEYS), a.strict, args?.observability);
     this.graph = built.graph;
     this.frontend = built.frontend!;
     this.prefill = built.prefill!;
@@ -111,7 +114,7 @@ export class AggregatedDeployment extends pulumi.ComponentResource implements IO
   constructor(name: string, args: AggregatedDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
     super(typeToken('AggregatedDeployment'), name, {}, opts);
     const a = split(name, args);
-    const built = compose(this, opts, name, aggregatedGraphSpec(a.name, a.namespace, a.options as AggregatedDeploymentOptions), a.strict, args?.observability);
+    const built = compose(this, opts, name, aggregatedGraphSpec(a.name, a.namespace, a.options as AggregatedDeploymentOptions, NAMED_KEYS), a.strict, args?.observability);
     this.graph = built.graph;
     this.frontend = built.frontend!;
     this.workers = built.workers!;

@@ -7,15 +7,15 @@ export interface FrontendArgs extends FrontendOptions {
   /** The graph this frontend belongs to. */
   readonly graph: DynamoGraph;
   /**
-   * The service name (key under `spec.services`).
+   * The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`).
    * @default - the component name
    */
   readonly serviceName?: string;
 }
 
-/** The graph's OpenAI-compatible frontend (`componentType: frontend`). */
+/** The graph's OpenAI-compatible frontend (1.x: a component of `type: frontend`; 0.8/0.9: `componentType: frontend`). */
 export class Frontend extends pulumi.ComponentResource {
-  /** The service name: the key under `spec.services`. */
+  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
   public readonly serviceName: string;
 
   constructor(name: string, args: FrontendArgs, opts?: pulumi.ComponentResourceOptions) {

@@ -16,7 +16,7 @@ import {
   renderGraph,
   RenderedGraph,
 } from '../core';
-import { childOptions, registerObject, reportWarnings, StrictArgs, typeToken } from './common';
+import { childOptions, registerObject, reportWarnings, resourcesOf, StrictArgs, typeToken } from './common';
 
 export interface DynamoGraphArgs extends GraphOptions, StrictArgs {
   /**
@@ -31,13 +31,9 @@ export interface DynamoGraphArgs extends GraphOptions, StrictArgs {
   readonly namespace?: string;
 }
 
-/** A resource the graph waits for (the model cache claim, a platform release). */
-export interface HasResource {
-  readonly resource?: pulumi.Resource;
-}
-
 /**
- * One NVIDIA Dynamo graph: a `nvidia.com/v1alpha1` DynamoGraphDeployment
+ * One NVIDIA Dynamo graph: a DynamoGraphDeployment in its release's API version
+ * (`nvidia.com/v1beta1` for 1.x, 1.6.1 included; `nvidia.com/v1alpha1` for 0.8/0.9)
  * rendered from the components added to it (`Frontend`, `PrefillWorker`,
  * `DecodeWorker`, `Worker`, `Planner`, each given `graph` in its args).
  *
@@ -68,7 +64,7 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
     this.options = options;
     if (!isChecked(args)) {
       const d = new Diagnostics();
-      checkGraphOptions(d, '', options);
+      checkGraphOptions(d, '', options, ['name', 'namespace', 'strict'] satisfies readonly (keyof DynamoGraphArgs)[]);
       d.throwIfErrors();
     }
     const release = releaseOf(dynamoVersionOf(options));
@@ -88,9 +84,7 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
       }),
     );
     // what the graph mounts or references is applied before it: the cache claim, Secrets created here
-    const referenced = [options.modelCache, options.hfTokenSecret, ...(options.imagePullSecrets ?? [])]
-      .map((r) => (typeof r === 'object' && r !== null ? (r as HasResource).resource : undefined))
-      .filter((r): r is pulumi.Resource => r !== undefined);
+    const referenced = resourcesOf([options.modelCache, options.hfTokenSecret, ...(options.imagePullSecrets ?? [])]);
     const object = this.rendered.then((r) => r.graph);
     const mounted = this.rendered.then((): pulumi.Resource[] => [...referenced, ...this.componentResources]);
     this.resource = registerObject(name, object, { apiVersion: release.apiVersion, kind: 'DynamoGraphDeployment' }, childOptions(this, opts, mounted));

@@ -7,15 +7,15 @@ export interface PlannerArgs extends PlannerOptions {
   /** The graph this planner scales. */
   readonly graph: DynamoGraph;
   /**
-   * The service name (key under `spec.services`).
+   * The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`).
    * @default - the component name
    */
   readonly serviceName?: string;
 }
 
-/** The SLA planner of a disaggregated graph (`componentType: planner`). */
+/** The SLA planner of a disaggregated graph (1.x: a component of `type: planner`; 0.8/0.9: `componentType: planner`). */
 export class Planner extends pulumi.ComponentResource {
-  /** The service name (`spec.services` key, or `spec.components[].name` on v1beta1). */
+  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
   public readonly serviceName: string;
   /** On Dynamo 1.x, the ConfigMap of the planner's PlannerConfig, which it mounts. */
   public readonly config?: pulumi.CustomResource;

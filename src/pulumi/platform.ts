@@ -7,9 +7,10 @@ import { registerReleases } from './helm';
 export interface DynamoPlatformArgs extends Omit<DynamoPlatformOptions, 'install'>, StrictArgs {}
 
 /**
- * The Dynamo platform (guide 1 step 5): `dynamo-crds` and `dynamo-platform`
- * as `kubernetes.helm.v3.Release`s. Pass it in `dependsOn` of the deployments
- * so that they wait for the operator.
+ * The Dynamo platform (guide 1 step 5) as `kubernetes.helm.v3.Release`s: `dynamo-platform`
+ * on 1.x (1.6.1 included), whose operator installs the CRDs; `dynamo-crds` and
+ * `dynamo-platform` on 0.8/0.9. Pass it in `dependsOn` of the deployments so that they wait
+ * for the operator.
  */
 export class DynamoPlatform extends pulumi.ComponentResource {
   public readonly values: Record<string, unknown>;

@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import { IObservable, ObservedGraph, renderSlaPlanned, SlaPlannedDeploymentOptions, slaPlannedObservedGraph } from '../core';
-import { childOptions, registerObject, reportWarnings, StrictArgs, typeToken } from './common';
+import { childOptions, registerObject, reportWarnings, resourcesOf, StrictArgs, typeToken } from './common';
 
 export interface SlaPlannedDeploymentArgs extends SlaPlannedDeploymentOptions, StrictArgs {
   /**
@@ -15,7 +15,10 @@ export interface SlaPlannedDeploymentArgs extends SlaPlannedDeploymentOptions, S
   readonly namespace?: string;
 }
 
-/** An SLA-planned deployment (guide 1): a DynamoGraphDeploymentRequest. */
+/**
+ * An SLA-planned deployment (guide 1): a DynamoGraphDeploymentRequest, `nvidia.com/v1beta1` on
+ * 1.x (1.6.1 included) and `nvidia.com/v1alpha1` on 0.8/0.9 (see the cdk8s `SlaPlannedDeployment`).
+ */
 export class SlaPlannedDeployment extends pulumi.ComponentResource implements IObservable {
   /** The DynamoGraphDeploymentRequest. */
   public readonly resource: pulumi.CustomResource;
@@ -26,7 +29,9 @@ export class SlaPlannedDeployment extends pulumi.ComponentResource implements IO
     const { name: objectName, namespace, strict, ...options } = args ?? ({} as SlaPlannedDeploymentArgs);
     const rendered = renderSlaPlanned(objectName ?? name, namespace, options);
     reportWarnings(this, strict, rendered.warnings);
-    this.resource = registerObject(name, rendered.object, rendered.object, childOptions(this, opts));
+    // the Secrets and the cache claim it references, where created here, are applied before it
+    const referenced = resourcesOf([options.modelCache, options.hfTokenSecret, ...(options.imagePullSecrets ?? [])]);
+    this.resource = registerObject(name, rendered.object, rendered.object, childOptions(this, opts, referenced));
     this.observed = slaPlannedObservedGraph(objectName ?? name, namespace, options);
     rendered.observability.forEach((o) => registerObject(`${name}-${o.kind.toLowerCase()}-${o.metadata.name}`, o, o, childOptions(this, opts)));
     this.registerOutputs({ name: objectName ?? name });

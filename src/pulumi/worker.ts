@@ -9,7 +9,7 @@ export interface WorkerArgs extends WorkerOptions {
 }
 
 abstract class WorkerBase extends pulumi.ComponentResource {
-  /** The service name: the key under `spec.services`. */
+  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
   public readonly serviceName: string;
   /** The TensorRT-LLM engine config ConfigMap, when the backend takes one. */
   public readonly engineConfig?: pulumi.CustomResource;

@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import * as YAML from 'yaml';
-import { ClusterInfraChart, ClusterWorkloadsChart } from '../../examples/cluster';
+import { ClusterDeliveryChart, ClusterInfraChart, ClusterWorkloadsChart } from '../../examples/cluster';
 import { Backend, DisaggregatedDeployment, DynamoPlatform, DynamoValidationError, Fabric, HelmInstall, PrometheusStack, SlaPlannedDeployment } from '../../src/cdk8s';
 import { esmModelErrors } from '../support/manifests';
 
@@ -155,6 +155,16 @@ describe('the cluster example (guide 1\'s whole stack, two Kustomizations)', () 
       'ConfigMap/monitoring/vllm-disagg-planner-dashboard',
       'PrometheusRule/dynamo-system/vllm-disagg-sla',
     ]);
+  });
+
+  test('delivery: two Flux Kustomizations, the workloads after the infrastructure is applied and ready', () => {
+    const delivery = Testing.synth(new ClusterDeliveryChart(Testing.app(), 'cluster-delivery'));
+    expect(delivery.map((o) => [o.kind, o.metadata.namespace, o.metadata.name, o.spec.path, o.spec.wait, o.spec.dependsOn])).toEqual([
+      ['Kustomization', 'flux-system', 'cluster-infra', './dist/cluster-infra', true, undefined],
+      ['Kustomization', 'flux-system', 'cluster-workloads', './dist/cluster-workloads', true, [{ name: 'cluster-infra' }]],
+    ]);
+    expect(delivery.map((o) => o.spec.sourceRef)).toEqual([{ kind: 'GitRepository', name: 'platform' }, { kind: 'GitRepository', name: 'platform' }]);
+    expect(esmModelErrors(delivery)).toEqual([[], []]);
   });
 
   test('no token anywhere in the manifests: secrets are referenced by name', () => {

@@ -3,8 +3,8 @@ import { aggregatedGraphSpec, Backend, disaggregatedGraphSpec, Fabric, indexObje
 import { EXAMPLES } from '../../examples';
 import { planRehearsal, RehearsalError } from '../../src/cli/rehearse-plan';
 import { run } from '../../src/cli/main';
-import { aiperfRecords } from '../../src/cli/rehearse';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { aiperfRecords, fetchFromHub } from '../../src/cli/rehearse';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as YAML from 'yaml';
@@ -127,4 +127,111 @@ test('the load generator: a bad choice and contradicting options are usage error
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe('the model\'s files, where the hub is out of reach: what to do, said before anything is installed or started', () => {
+  const MODEL = 'meta-llama/Llama-3.3-70B-Instruct';
+  let dir: string;
+  let graph: string;
+  const saved: Record<string, string | undefined> = {};
+  const setEnv = (vars: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(vars)) {
+      if (!(k in saved)) saved[k] = process.env[k];
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  /** A hub cache whose copy of the model (revision main) holds `files`, as huggingface_hub lays it out. */
+  const hubCache = (home: string, files: string[]) => {
+    const repo = join(home, 'hub', `models--${MODEL.replace('/', '--')}`);
+    mkdirSync(join(repo, 'snapshots', 'abc123'), { recursive: true });
+    mkdirSync(join(repo, 'refs'), { recursive: true });
+    writeFileSync(join(repo, 'refs', 'main'), 'abc123');
+    for (const f of files) writeFileSync(join(repo, 'snapshots', 'abc123', f), '{}');
+    return join(repo, 'snapshots', 'abc123');
+  };
+  // --python that does not run: whatever got past the checks would stop at the virtualenv, before installing anything
+  const cli = async (argv: string[]) => {
+    let stderr = '';
+    const status = await run(['rehearse', '--python', join(dir, 'no-python'), '--load-generator', 'http', '--host-network', ...argv, graph], { stdout: () => undefined, stderr: (t) => (stderr += t), stdin: () => '' });
+    return { status, stderr };
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rehearse-hub-'));
+    graph = join(dir, 'graph.yaml');
+    writeFileSync(graph, Testing.synth(new EXAMPLES['planned-disaggregated'](Testing.app(), 'p')).map((o) => YAML.stringify(o)).join('---\n'));
+    // an empty cache of virtualenvs: nothing is reused, and nothing may be installed
+    setEnv({ DYNAMO_CONSTRUCTS_CACHE: join(dir, 'cache'), HF_HOME: join(dir, 'hf'), HF_HUB_CACHE: undefined, HUGGINGFACE_HUB_CACHE: undefined });
+  });
+  afterEach(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+      delete saved[k];
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const whatToDo = (stderr: string) => {
+    expect(stderr).toContain('Pass --tokenizer DIR with a directory that has them');
+    // the script as typed from the repository's root (the tests' working directory)
+    expect(stderr).toContain('python3 scripts/make-tiny-model.py DIR writes a small stand-in');
+    expect(stderr).toContain(`hf download ${MODEL} --include '*.json' --include '*.jinja'`);
+    expect(stderr).toContain('HF_HUB_OFFLINE=1 then reads that cache without trying the hub');
+  };
+
+  test('HF_HUB_OFFLINE with an empty hub cache (HF_HOME): exit 1, before a virtualenv or a process', async () => {
+    setEnv({ HF_HUB_OFFLINE: '1' });
+    const r = await cli([]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`HF_HUB_OFFLINE is set, and your Hugging Face cache (${join(dir, 'hf', 'hub')}) has no copy of ${MODEL}: the mocker and the frontend read its config.json, tokenizer.json, tokenizer_config.json.`);
+    whatToDo(r.stderr);
+    expect(r.stderr).not.toMatch(/installing|fetching|starting|Traceback/);
+  });
+
+  test('HF_HUB_OFFLINE with part of the model cached: the files it lacks are named', async () => {
+    setEnv({ HF_HUB_OFFLINE: 'true' });
+    hubCache(join(dir, 'hf'), ['tokenizer.json']);
+    const r = await cli([]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`has no config.json, tokenizer_config.json of ${MODEL}`);
+    whatToDo(r.stderr);
+    expect(r.stderr).not.toMatch(/installing|fetching|starting/);
+  });
+
+  test('--tokenizer DIR without the config files the mocker and the frontend read: exit 1, nothing started', async () => {
+    const model = join(dir, 'half-model');
+    mkdirSync(model);
+    writeFileSync(join(model, 'tokenizer.json'), '{}');
+    const r = await cli(['--tokenizer', model]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`--tokenizer ${model}: no config.json, tokenizer_config.json there; the mocker and the frontend read config.json, tokenizer.json, tokenizer_config.json`);
+    expect(r.stderr).not.toMatch(/installing|starting/);
+  });
+
+  /** A stand-in for the virtualenv's Python running the download: a shell script that says what `body` says. */
+  const fakePython = (body: string) => {
+    const file = join(dir, 'python');
+    writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    return file;
+  };
+
+  test('the hub out of reach and part of the model in the user\'s cache (what huggingface_hub then returns): the missing files are named, not left to the mocker', async () => {
+    const snapshot = hubCache(join(dir, 'hf'), ['tokenizer.json']);
+    const python = fakePython(`echo '${snapshot}'`);
+    const fetched = fetchFromHub(python, MODEL, {}, () => undefined);
+    await expect(fetched).rejects.toThrow(RehearsalError);
+    const message = await fetched.catch((e: Error) => e.message);
+    expect(message).toContain(`the copy of ${MODEL} huggingface_hub found (${snapshot}) has no config.json, tokenizer_config.json, which the mocker and the frontend read`);
+    whatToDo(message);
+  });
+
+  test('a download that fails says what to do, and the user\'s HF_HUB_OFFLINE reaches it', async () => {
+    setEnv({ HF_HUB_OFFLINE: '1' });
+    const python = fakePython('echo "huggingface_hub.errors.LocalEntryNotFoundError: offline=$HF_HUB_OFFLINE" >&2; exit 1');
+    const message = await fetchFromHub(python, MODEL, {}, () => undefined).catch((e: Error) => e.message);
+    expect(message).toContain(`could not fetch ${MODEL}'s tokenizer and config from the Hugging Face hub (huggingface_hub.errors.LocalEntryNotFoundError: offline=1)`);
+    whatToDo(message);
+  });
 });

@@ -23,7 +23,7 @@ import {
   Router,
   WorkerOptions,
 } from '../../src';
-import { EXAMPLES } from '../../examples';
+import { DELIVERY, EXAMPLES } from '../../examples';
 import { sensibleAggregated, sensibleDisaggregated } from '../support/sensible';
 
 /** One deployment's objects, named for messages. */
@@ -35,7 +35,7 @@ export interface Rendered {
 /** Every example, synthesized as `npm run synth` does (in memory). */
 export function examples(): Rendered[] {
   const app = new App({ outdir: 'dist' });
-  return Object.entries(EXAMPLES).map(([name, ChartClass]) => ({ source: `examples/${name}`, objects: new ChartClass(app, name).toJson() }));
+  return Object.entries({ ...EXAMPLES, ...DELIVERY }).map(([name, ChartClass]) => ({ source: `examples/${name}`, objects: new ChartClass(app, name).toJson() }));
 }
 
 const BACKENDS: Record<BackendName, () => Backend> = { vllm: () => Backend.vllm(), sglang: () => Backend.sglang(), trtllm: () => Backend.trtllm() };

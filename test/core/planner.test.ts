@@ -1,6 +1,7 @@
 import {
   Backend,
   DEFAULT_PROFILE_RESULTS_CONFIG_MAP,
+  GRAPH_OPTION_KEYS,
   Fabric,
   LoadPredictor,
   PlannerOptions,
@@ -264,7 +265,7 @@ describe('planner in a graph (DGD)', () => {
   test('a planner needs a disaggregated graph', () => {
     expect(
       issuesOf(() => renderAgg({ model: MODEL, backend: Backend.vllm(), workers: {}, planner: { ttftMs: 1, itlMs: 1 } } as any)),
-    ).toContain('planner: is not a known option; known options are model, backend, dynamoVersion, servedModelName, image, imagePullPolicy, imagePullSecrets, hfTokenSecret, modelCache, fabric, env, trustRemoteCode, podInfoEnv, labels, annotations, updateStrategy, rehearsal, podSecurity');
+    ).toContain(`planner: is not a known option; known options are ${[...GRAPH_OPTION_KEYS, 'frontend', 'workers', 'observability'].join(', ')}`);
   });
 
   test('predictor parameters are checked', () => {

@@ -49,6 +49,8 @@ describe.each(Object.keys(RELEASES).flatMap((line) => Object.keys(BACKENDS).map(
         ...(role === 'prefill' ? ['--max-num-seqs', '8'] : []),
         ...(role === 'decode' && release.mocker.maxModelLen ? ['--max-model-len', '16384'] : []),
         ...release.mocker.roleFlags[role],
+        // 1.x: unset, the mocker's event plane is NATS under Kubernetes discovery, and the platform has none
+        ...(line.startsWith('1.') ? ['--event-plane', 'zmq'] : []),
       ]);
       expect(c.image).toBe(release.mocker.image ? `nvcr.io/nvidia/ai-dynamo/${release.mocker.image}:${version}` : before[name].extraPodSpec.mainContainer.image);
       // no GPU, no RDMA or EFA device, no IPC_LOCK, no fabric environment
@@ -73,7 +75,7 @@ test('an aggregated rehearsal: one mocker pool, no role flags', () => {
   const r = renderGraph(aggregatedGraphSpec('agg', 'ns', { model: 'Qwen/Qwen3-0.6B', backend: Backend.vllm(), rehearsal: true, workers: { replicas: 3 } }));
   const worker = (r.graph as any).spec.components.find((c: any) => c.type === 'worker');
   expect(worker.replicas).toBe(3);
-  expect(worker.podTemplate.spec.containers[0].args).toEqual(['--model-path', 'Qwen/Qwen3-0.6B', '--engine-type', 'vllm', '--block-size', '16']);
+  expect(worker.podTemplate.spec.containers[0].args).toEqual(['--model-path', 'Qwen/Qwen3-0.6B', '--engine-type', 'vllm', '--block-size', '16', '--event-plane', 'zmq']);
 });
 
 test('an SLA-planned rehearsal deploys the mocker graph (0.x deployMocker, 1.x features.mocker); contradicting deployMocker is an error', () => {

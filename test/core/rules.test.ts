@@ -27,7 +27,8 @@ import {
 } from '../../src';
 import { lintSources } from '../../src/cli/lint';
 import { collectSources } from '../../src/cli/sources';
-import { dynamoCrds } from '../support/crd';
+import { dynamoCrds, lintCrds } from '../support/crd';
+import * as YAML from 'yaml';
 import { GUIDE_VERSION } from './helpers';
 
 /**
@@ -81,11 +82,18 @@ function fromDirectory(make: (dir: string) => void): Reported[] {
   }
 }
 
-function fromLint(text: string): Reported[] {
-  return lintSources([{ file: 'f.yaml', text }], { crds: dynamoCrds() }).findings.map((f) => ({ path: f.path, message: f.message, rule: f.rule }));
+function fromLint(text: string, crds = dynamoCrds()): Reported[] {
+  return lintSources([{ file: 'f.yaml', text }], { crds }).findings.map((f) => ({ path: f.path, message: f.message, rule: f.rule }));
 }
 
 const MODEL = 'meta-llama/Llama-3.3-70B-Instruct';
+
+/** The library's 1.6.1 request as plain JSON, without the spec field `key` when one is named. */
+function requestWithout(key?: string): any {
+  const request = JSON.parse(JSON.stringify(renderSlaPlanned('req', 'ns', { model: MODEL, backend: Backend.vllm(), sla: { isl: 100, osl: 10, ttftMs: 300, itlMs: 30 } }).object));
+  if (key !== undefined) delete request.spec[key];
+  return request;
+}
 
 // the manifest rules are exercised on the guides' v1alpha1 layout, which the edits below address
 const disagg = (o: Partial<DisaggregatedDeploymentOptions> = {}): DisaggregatedDeploymentOptions => ({
@@ -152,7 +160,7 @@ const CASES: Record<Exclude<RuleId, 'server-rejected' | 'server-not-sent'>, Rule
   'unknown-option': {
     bad: () => fromOptions(() => renderDisagg({ prefill: { replica: 2 } as never })),
     good: () => fromOptions(() => renderDisagg({ prefill: { replicas: 2, tensorParallelSize: 2 } })),
-    expected: { path: 'prefill.replica', message: /^is not a known option; known options are replicas, tensorParallelSize/ },
+    expected: { path: 'prefill.replica', message: /^is not a known option \(did you mean replicas\?\); known options are replicas, tensorParallelSize/ },
   },
   'value-type': {
     bad: () => fromOptions(() => renderDisagg({ backend: 'vllm' as never })),
@@ -271,6 +279,21 @@ const CASES: Record<Exclude<RuleId, 'server-rejected' | 'server-not-sent'>, Rule
       path: 'decode.nodeCount',
       message: "is 2, but the engine's 8 parallel ranks (tensor 8) fit on one node's 8 GPUs: the other nodes would sit idle. Drop multinode, or raise the parallelism to use 16 GPUs",
     },
+  },
+  'tensor-parallel-heads': {
+    bad: () => fromOptions(() => renderDisagg({ model: 'Qwen/Qwen3-32B', decode: { tensorParallelSize: 3 } })),
+    good: () => fromOptions(() => renderDisagg({ model: 'Qwen/Qwen3-32B', decode: { tensorParallelSize: 4 } })),
+    expected: { path: 'decode.tensorParallelSize', message: 'is 3, which does not divide the 64 attention heads of Qwen/Qwen3-32B (its config.json num_attention_heads): the engine refuses to start. Use a tensor parallel size that divides 64 (1, 2, 4, 8), with as many GPUs' },
+  },
+  'ambiguous-flag': {
+    bad: () => fromOptions(() => renderDisagg({ dynamoVersion: '1.6.1', backend: Backend.sglang(), decode: { tensorParallelSize: 2, extraArgs: ['--pp', '1'] } })),
+    good: () => fromOptions(() => renderDisagg({ dynamoVersion: '1.6.1', backend: Backend.sglang(), decode: { tensorParallelSize: 2, extraArgs: ['--pp-size', '1'] } })),
+    expected: { path: 'decode.extraArgs', message: 'is no flag of SGLang 0.5.21, and its parser refuses it as an abbreviation: it could be --pp-async-batch-depth, --pp-max-micro-batch-size or --pp-size. Write the flag in full' },
+  },
+  'update-strategy-unset': {
+    bad: () => fromManifest({ ...(renderDisagg({ dynamoVersion: '1.6.1' }).graph as object), metadata: { name: 'llm' } }),
+    good: () => fromManifest(renderDisagg({ dynamoVersion: '1.6.1' }).graph),
+    expected: { path: 'metadata.annotations[nvidia.com/grove-update-strategy]', message: "is not set, and the graph has prefill and decode workers: Dynamo 1.6.x picks Grove's update strategy from it, and its release notes (Coherent for a graph with prefill and decode workers) and API docs (RollingRecreate) disagree on the default, so how a change rolls out is up to the operator version. Set it to RollingRecreate, Coherent (Grove alpha.14 or later) or OnDelete, as the library does" },
   },
   'rdma-without-ipc-lock': {
     bad: () =>
@@ -481,6 +504,14 @@ const CASES: Record<Exclude<RuleId, 'server-rejected' | 'server-not-sent'>, Rule
     expected: {
       path: 'Frontend.extraPodSpec.mainContainer.securityContext.allowPrivilegeEscalation',
       message: "is true: setuid binaries and file capabilities can raise a process's privileges. Dynamo's images run as a non-root user and need no escalation; set it to false (the library does)",
+    },
+  },
+  'auto-apply-unset': {
+    bad: () => fromLint(YAML.stringify(requestWithout('autoApply')), lintCrds()),
+    good: () => fromLint(YAML.stringify(requestWithout()), lintCrds()),
+    expected: {
+      path: 'spec.autoApply',
+      message: 'is not set, and the v1beta1 CRD defaults it to true: the graph the profiler picks is deployed, and its GPUs requested, as soon as profiling ends. Write autoApply: false to review it in status.profilingResults.selectedConfig first, or autoApply: true to deploy it unreviewed',
     },
   },
   'small-model-disaggregated': {

@@ -7,6 +7,7 @@ import {
   HfTokenSecret,
   ImagePullSecret,
   PrometheusStack,
+  SlaPlannedDeployment,
 } from '../../src/pulumi';
 import { KUBE_PROMETHEUS_STACK_VERSION } from '../../src/core';
 import { PulumiRecorder } from '../support/pulumi';
@@ -79,6 +80,19 @@ describe('secrets from secret Outputs', () => {
     const dgd = recorder.registrations.find((r) => r.type === 'kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment')!;
     expect(dgd.inputs.spec.components.find((c: any) => c.name === 'VllmWorker').podTemplate.spec.containers[0].envFrom).toEqual([{ secretRef: { name: 'hf-token' } }]);
     expect(dgd.dependencies).toContain(secret.urn);
+  });
+
+  test('an SLA-planned request waits for the HF token and pull Secrets created beside it', async () => {
+    const token = new HfTokenSecret('hf-token-secret', { namespace: 'serving', token: pulumi.secret('value-from-config') });
+    const pull = new ImagePullSecret('nvcr', { namespace: 'serving', password: pulumi.secret('ngc-api-key') });
+    new SlaPlannedDeployment('req', {
+      namespace: 'serving', model: 'm', backend: Backend.vllm(), sla: { isl: 100, osl: 10, ttftMs: 300, itlMs: 30 }, hfTokenSecret: token, imagePullSecrets: [pull],
+    });
+    await recorder.settle();
+    const secrets = recorder.registrations.filter((r) => r.type === 'kubernetes:core/v1:Secret');
+    const dgdr = recorder.registrations.find((r) => r.type === 'kubernetes:nvidia.com/v1beta1:DynamoGraphDeploymentRequest')!;
+    expect(secrets.map((s) => dgdr.dependencies.includes(s.urn))).toEqual([true, true]);
+    expect(dgdr.inputs.spec.overrides.profilingJob.template.spec.imagePullSecrets).toEqual([{ name: 'nvcr' }]);
   });
 
   test('an image pull Secret for nvcr.io from a secret Output', async () => {

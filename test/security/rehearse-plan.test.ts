@@ -181,12 +181,13 @@ test('a --tokenizer folder is copied file by file: folders, FIFOs and other entr
     const model = join(dir, 'model');
     mkdirSync(join(model, 'original'), { recursive: true });
     writeFileSync(join(model, 'tokenizer.json'), '{}');
+    writeFileSync(join(model, 'tokenizer_config.json'), '{}');
     writeFileSync(join(dir, 'config-elsewhere.json'), '{}');
     symlinkSync(join(dir, 'config-elsewhere.json'), join(model, 'config.json'));
     execFileSync('mkfifo', [join(model, 'pipe.json')]);
     const said: string[] = [];
     tokenizerDir(model, join(dir, 'copy'), (l) => said.push(l));
-    expect(readdirSync(join(dir, 'copy')).sort()).toEqual(['config.json', 'tokenizer.json']);
+    expect(readdirSync(join(dir, 'copy')).sort()).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json']);
     expect(said).toEqual(['--tokenizer: not copied (only the directory\'s own files are read): original (a directory), pipe.json (not a regular file)']);
   } finally {
     rmSync(dir, { recursive: true, force: true });

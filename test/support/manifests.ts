@@ -16,6 +16,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
 const ESM_KINDS = new Set([
   'helm.toolkit.fluxcd.io/v2/HelmRelease',
   'source.toolkit.fluxcd.io/v1/HelmRepository',
+  'kustomize.toolkit.fluxcd.io/v1/Kustomization',
   'monitoring.coreos.com/v1/PodMonitor',
   'monitoring.coreos.com/v1/PrometheusRule',
 ]);

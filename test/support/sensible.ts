@@ -81,9 +81,9 @@ const sensibleTolerations = fc.constant([{ key: 'nvidia.com/gpu', operator: 'Exi
 function sensibleWorker(engine: Engine, planned: boolean) {
   return record({
     replicas: planned ? fc.constant(undefined) : fc.integer({ min: 0, max: 4 }),
-    tensorParallelSize: fc.integer({ min: 1, max: 8 }),
+    tensorParallelSize: fc.constantFrom(1, 2, 4, 8),
     pipelineParallelSize: fc.integer({ min: 1, max: 2 }),
-    spareGpus: fc.integer({ min: 0, max: 2 }),
+    spareGpus: fc.constant(0),
     maxNumSeqs: fc.integer({ min: 1, max: 1024 }),
     maxModelLen: fc.constantFrom(4096, 8192, 131072),
     sharedMemory: fc.constantFrom<string | false>('16Gi', '32Gi', false),
@@ -96,7 +96,7 @@ function sensibleWorker(engine: Engine, planned: boolean) {
   }).map(({ spareGpus, freeGpuMemoryFraction, ...w }) =>
     compact({
       ...w,
-      // unset (TP x PP), or at least TP x PP
+      // unset, or exactly TP x PP: more GPUs would sit idle (parallelism-gpus)
       gpus: spareGpus === undefined ? undefined : (w.tensorParallelSize ?? 1) * (w.pipelineParallelSize ?? 1) + spareGpus,
       blockSize: engine.blockSize,
       kvCacheDtype: engine.kvCacheDtype,

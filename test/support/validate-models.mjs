@@ -3,11 +3,13 @@
 // array with the errors of each object ([] when valid).
 import { HelmRelease } from '@kubernetes-models/flux-cd/helm.toolkit.fluxcd.io/v2';
 import { HelmRepository } from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
+import { Kustomization } from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
 import { PodMonitor, PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 
 const MODELS = {
   'helm.toolkit.fluxcd.io/v2/HelmRelease': HelmRelease,
   'source.toolkit.fluxcd.io/v1/HelmRepository': HelmRepository,
+  'kustomize.toolkit.fluxcd.io/v1/Kustomization': Kustomization,
   'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
   'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
 };

@@ -8,7 +8,7 @@ export interface Finding extends Place {
   readonly severity: Severity;
   /** What is wrong: the value found and the fix. Does not repeat the location. */
   readonly message: string;
-  /** The service (key under `spec.services`), or undefined for the object itself. */
+  /** The service (1.x: the component's `name`; 0.8/0.9: its key under `spec.services`), or undefined for the object itself. */
   readonly service?: string;
 }
 

@@ -2,6 +2,7 @@ import { isPlainObject } from '../checks';
 import { EnvVar } from '../k8s';
 import { yaml } from '../util';
 import { DynamoRelease, DEFAULT_DYNAMO_VERSION, releaseOf, releaseOfImage, releaseOfVersion } from '../versions';
+import { AmbiguousFlag, engineLaunch } from './flag-abbreviations';
 import { Launch, flagValue, parseLaunch } from './launch';
 
 /**
@@ -37,19 +38,24 @@ export interface EnvEntry {
 }
 
 export interface ServiceModel {
-  /** The key under `spec.services`. */
+  /** The service's name: a 1.x component's `name`, or its key under `spec.services` (0.8/0.9, and the normalized layout). */
   readonly name: string;
   readonly spec: Readonly<Record<string, unknown>>;
   readonly kind: ServiceKind;
-  /** Workers: prefill, decode (by subComponentType, else by role flags) or aggregated. */
+  /** Workers: prefill, decode (by the 1.x component `type`, the 0.8/0.9 `subComponentType`, else by role flags) or aggregated. */
   readonly role?: ServiceRole;
   readonly engine?: EngineName;
-  /** `extraPodSpec.mainContainer`. */
+  /** The main container: the `main` container of a 1.x component's `podTemplate`, `extraPodSpec.mainContainer` on 0.8/0.9. */
   readonly container: Readonly<Record<string, unknown>>;
+  /** Its command line, each flag under the name the engine's parser reads it as (`--tp` is SGLang's `--tp-size`). */
   readonly launch: Launch;
+  /** How flags read as abbreviations were written (`--tp-size` -> `--tp`). */
+  readonly spelled: ReadonlyMap<string, string>;
+  /** Flags the engine's parser refuses as an abbreviation of several of its flags. */
+  readonly ambiguousFlags: readonly AmbiguousFlag[];
   /** Whether a command line was found at all (rules about flags need one). */
   readonly launches: boolean;
-  /** Effective environment: the graph's `envs`, replaced by the service's of the same name. */
+  /** Effective environment: the graph's (1.x `spec.env`, 0.8/0.9 `spec.envs`), replaced by the service's of the same name. */
   readonly env: ReadonlyMap<string, EnvEntry>;
   /** TensorRT-LLM: the engine config file, when its ConfigMap is among the objects. */
   readonly engineConfig?: Readonly<Record<string, unknown>>;
@@ -61,7 +67,7 @@ export interface ServiceModel {
   /**
    * The Dynamo release the service runs: the one the manifest is checked for, else its
    * image tag's, else its `runtimeVersionOverride`'s, else (v1beta1) the graph's;
-   * undefined when nothing names one (a custom image in a v1alpha1 graph).
+   * undefined when nothing names one (a custom image in a v1alpha1 graph, the 0.8/0.9 layout).
    */
   readonly release?: DynamoRelease;
 }
@@ -85,6 +91,10 @@ export interface GraphModel {
   readonly release?: DynamoRelease;
   /** Whether `release` was given (checked for a release) rather than read from the manifest. */
   readonly releaseGiven: boolean;
+  /** The release most of the graph's images name, whatever release it is checked for. */
+  readonly imagesRelease?: DynamoRelease;
+  /** `metadata.annotations`. */
+  readonly annotations: ReadonlyMap<string, unknown>;
 }
 
 /** How a manifest is read. */
@@ -261,14 +271,18 @@ export function graphModel(
   const services = Object.entries(obj(spec.services)).map(([name, raw]): ServiceModel => {
     const s = obj(raw);
     const container = obj(obj(s.extraPodSpec).mainContainer);
-    const launch = parseLaunch(container);
-    const kind = kindOf(s.componentType, launch);
+    const written = parseLaunch(container);
+    const kind = kindOf(s.componentType, written);
     const env = new Map<string, EnvEntry>();
     for (const e of graphEnv) env.set(e.name, { env: e, place: { field: `spec.envs[${e.name}]`, option: `graph:env.${e.name}` } });
     for (const e of envList(s.envs)) env.set(e.name, { env: e, place: { field: `envs[${e.name}]`, option: `env.${e.name}` } });
     for (const e of envList(container.env)) env.set(e.name, { env: e, place: { field: containerField(`env[${e.name}]`), option: `env.${e.name}` } });
-    const launches = launch.program !== undefined || launch.module !== undefined || launch.flags.size > 0;
-    const engine = engineOf(launch, launches, spec.backendFramework, kind);
+    const launches = written.program !== undefined || written.module !== undefined || written.flags.size > 0;
+    const engine = engineOf(written, launches, spec.backendFramework, kind);
+    const release =
+      options.release ?? releaseOfImage(container.image) ?? releaseOfVersion(s.runtimeVersionOverride) ?? (apiVersion === 'nvidia.com/v1beta1' ? graphRelease : undefined);
+    const engineVersion = engine !== undefined && engine !== 'mocker' ? release?.engines[engine]?.version : undefined;
+    const { launch, spelled, ambiguous } = kind === 'worker' ? engineLaunch(written, engine, engineVersion) : { launch: written, spelled: new Map<string, string>(), ambiguous: [] };
     const sub = s.subComponentType;
     const role: ServiceRole | undefined =
       kind !== 'worker'
@@ -286,11 +300,13 @@ export function graphModel(
       engine,
       container,
       launch,
+      spelled,
+      ambiguousFlags: ambiguous,
       launches,
       env,
       engineConfig: engine === 'trtllm' ? engineConfigOf(s, container, launch, objects, namespace) : undefined,
       plannerConfig: kind === 'planner' ? plannerConfigOf(s, container, launch, objects, namespace) : undefined,
-      release: options.release ?? releaseOfImage(container.image) ?? releaseOfVersion(s.runtimeVersionOverride) ?? (apiVersion === 'nvidia.com/v1beta1' ? graphRelease : undefined),
+      release,
     };
   });
   // Dynamo's vLLM examples before 0.8 run decode workers without a flag, next to flagged prefill workers
@@ -309,6 +325,8 @@ export function graphModel(
     apiVersion,
     release: graphRelease,
     releaseGiven: options.release !== undefined,
+    imagesRelease: commonRelease(spec),
+    annotations: new Map(Object.entries(obj(metadata.annotations))),
   };
 }
 

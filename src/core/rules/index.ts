@@ -4,6 +4,7 @@ import { Findings, Finding } from './findings';
 import { GraphModel, graphModel, indexObjects } from './graph-model';
 import { envRules } from './env';
 import { fabricRules } from './fabric';
+import { flagRules } from './flag-rules';
 import { kvCacheRules } from './kv-cache';
 import { modelSizeRules } from './model-size';
 import { monitoringRules } from './monitoring';
@@ -21,13 +22,14 @@ export * from './catalog';
 export { Finding, manifestPath, reportDraftFindings, reportFindings } from './findings';
 export { GraphModel, graphModel, indexObjects, Place, ServiceModel } from './graph-model';
 export { flagValue, Launch } from './launch';
-export { parameterBillions } from './model-size';
+export { AttentionHeads, attentionHeads, parameterBillions } from './model-size';
 export { MAX_SERVICES, MAX_GROVE_NAME_LENGTH } from './structure';
 export { LedgerEntry, ledgerFor, lineAtLeast, UPGRADE_LEDGER } from './upgrade';
 
 /** The rule families a graph is checked by, in reporting order. */
 const GRAPH_RULES: readonly ((g: GraphModel, f: Findings) => void)[] = [
   structureRules,
+  flagRules,
   parallelismRules,
   kvCacheRules,
   routerRules,
@@ -75,9 +77,9 @@ export function checkGraphManifest(
 }
 
 /**
- * A DynamoGraphDeployment of either API version in the rules' model: a v1beta1 graph is
- * read into the normalized (v1alpha1) layout the rules know; findings on it are pointed
- * back into its own layout by `checkGraphManifest`.
+ * A DynamoGraphDeployment of either API version in the rules' model: a 1.x (v1beta1) graph is
+ * read into the normalized layout the rules know, which is the 0.8/0.9 (v1alpha1) one; findings
+ * on it are pointed back into its own layout by `checkGraphManifest`.
  */
 export function manifestModel(graph: Readonly<Record<string, unknown>>, objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>, options: CheckOptions = {}): GraphModel {
   const v1beta1 = graph.apiVersion === 'nvidia.com/v1beta1';

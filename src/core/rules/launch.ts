@@ -7,7 +7,7 @@
 export interface Launch {
   /** The program the command line starts (`python3`, `components/processor.py`); undefined when it holds only flags. */
   readonly program?: string;
-  /** The `-m` module, e.g. `dynamo.vllm`, `dynamo.frontend`, `planner_sla`. */
+  /** The `-m` module, e.g. `dynamo.vllm`, `dynamo.frontend`, `dynamo.planner` (1.x) or `planner_sla` (0.8/0.9). */
   readonly module?: string;
   /** Flag values by name (`--block-size` -> `'32'`); a flag without a value maps to `true`. The last occurrence wins. */
   readonly flags: ReadonlyMap<string, string | true>;

@@ -21,6 +21,30 @@ export function parameterBillions(model: string): number | undefined {
   return best;
 }
 
+/** A model's attention heads: `num_attention_heads` and `num_key_value_heads` of its config.json. */
+export interface AttentionHeads {
+  readonly attention: number;
+  readonly keyValue: number;
+}
+
+/**
+ * The attention heads of the models the library's examples and Dynamo's guides serve, from
+ * each model's config.json on Hugging Face. A Map, looked up by the name from the manifest.
+ * Quantized and renamed copies (`nvidia/Llama-3.3-70B-Instruct-FP8`) keep their base's heads.
+ */
+const ATTENTION_HEADS: ReadonlyMap<string, AttentionHeads> = new Map([
+  ['qwen/qwen3-0.6b', { attention: 16, keyValue: 8 }],
+  ['qwen/qwen3-8b', { attention: 32, keyValue: 8 }],
+  ['qwen/qwen3-32b', { attention: 64, keyValue: 8 }],
+  ['meta-llama/llama-3.3-70b-instruct', { attention: 64, keyValue: 8 }],
+  ['nvidia/llama-3.3-70b-instruct-fp8', { attention: 64, keyValue: 8 }],
+]);
+
+/** The attention heads of a model the library knows, by its Hugging Face name (any case). */
+export function attentionHeads(model: string): AttentionHeads | undefined {
+  return ATTENTION_HEADS.get(model.trim().toLowerCase());
+}
+
 export function modelSizeRules(g: GraphModel, f: Findings): void {
   if (!isDisaggregated(g)) return;
   // mocker workers simulate engines: the model's size costs nothing there

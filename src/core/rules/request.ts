@@ -51,6 +51,14 @@ function field(request: unknown, path: string, option: string): Located<string |
 }
 
 function v1beta1RequestRules(request: Readonly<Record<string, unknown>>, f: Findings): void {
+  if (at(request, 'spec.autoApply') === undefined) {
+    f.report(
+      'auto-apply-unset',
+      undefined,
+      { field: 'spec.autoApply', option: 'autoApply' },
+      'is not set, and the v1beta1 CRD defaults it to true: the graph the profiler picks is deployed, and its GPUs requested, as soon as profiling ends. Write autoApply: false to review it in status.profilingResults.selectedConfig first, or autoApply: true to deploy it unreviewed',
+    );
+  }
   const tokens = (d: Parameters<Parameters<Findings['checkNumeric']>[2]>[0], path: string, n: number) => checkInteger(d, path, n, 1, 'a whole number of tokens > 0');
   f.checkNumeric(undefined, field(request, 'workload.isl', 'sla.isl'), tokens);
   f.checkNumeric(undefined, field(request, 'workload.osl', 'sla.osl'), tokens);

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../checks';
 import { DynamoRelease } from '../versions';
 import { Findings } from './findings';
-import { argField, GraphModel, ServiceModel } from './graph-model';
+import { argField, GraphModel, isDisaggregated, ServiceModel } from './graph-model';
 
 /**
  * What a Dynamo release no longer takes from a manifest written for an earlier one:
@@ -146,6 +146,32 @@ export function upgradeRules(g: GraphModel, f: Findings): void {
   }
   graphFieldRules(g, f);
   kvTransferRules(g, f);
+  updateStrategyRules(g, f);
+}
+
+/**
+ * Dynamo 1.6 reads Grove's update strategy from an annotation, and its sources disagree on
+ * the default (reference-1x.md section 6, item 11): the release notes say a graph with prefill
+ * and decode workers now rolls out Coherent, the API docs RollingRecreate unless the annotation
+ * says otherwise. The library always writes it. A graph checked for an upgrade to such a
+ * release never chose, whatever its workers; on its own release, the disagreement is about
+ * disaggregated graphs.
+ */
+function updateStrategyRules(g: GraphModel, f: Findings): void {
+  const release = g.release;
+  const key = release?.updateStrategyAnnotation;
+  if (!release || !key) return;
+  if (g.annotations.has(key)) return;
+  const upgrade = g.releaseGiven && g.imagesRelease !== undefined && g.imagesRelease.line !== release.line;
+  const disaggregated = isDisaggregated(g);
+  if (!upgrade && !disaggregated) return;
+  const why = upgrade ? `the graph's images are Dynamo ${g.imagesRelease!.line}, which read none` : 'the graph has prefill and decode workers';
+  f.report(
+    'update-strategy-unset',
+    undefined,
+    { field: `metadata.annotations[${key}]`, option: 'graph:updateStrategy' },
+    `is not set, and ${why}: Dynamo ${release.line}.x picks Grove's update strategy from it, and its release notes (Coherent for a graph with prefill and decode workers) and API docs (RollingRecreate) disagree on the default, so how a change rolls out is up to the operator version. Set it to RollingRecreate, Coherent (Grove alpha.14 or later) or OnDelete, as the library does`,
+  );
 }
 
 /**

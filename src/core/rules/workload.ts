@@ -15,7 +15,8 @@ type Raw = string | number | true;
 
 function flag(s: ServiceModel, option: string, ...names: string[]): Located<Raw> | undefined {
   const f = flagValue(s.launch, ...names);
-  return f ? { value: f.value, field: argField(f.name), option } : undefined;
+  // found where it is written, abbreviated or not
+  return f ? { value: f.value, field: argField(s.spelled.get(f.name) ?? f.name), option } : undefined;
 }
 
 function engineKey(s: ServiceModel, key: string, option: string): Located<Raw> | undefined {
@@ -24,15 +25,21 @@ function engineKey(s: ServiceModel, key: string, option: string): Located<Raw> |
   return undefined;
 }
 
+/*
+ * The engines' spellings. SGLang's `--tp` is no flag of its own: where the engine version's
+ * flag table is known it is resolved to `--tp-size` with every other abbreviation
+ * (flag-abbreviations.ts); it stays listed for workers whose release names no table. `--pp`
+ * is refused by every SGLang parser (it abbreviates several flags), so it is not read.
+ */
 const TP_FLAGS: Record<string, string[]> = {
   vllm: ['--tensor-parallel-size', '-tp'],
-  sglang: ['--tp', '--tp-size', '--tensor-parallel-size'],
+  sglang: ['--tp-size', '--tensor-parallel-size', '--tp'],
   trtllm: ['--tensor-parallel-size', '--tp-size'],
   mocker: [],
 };
 const PP_FLAGS: Record<string, string[]> = {
   vllm: ['--pipeline-parallel-size', '-pp'],
-  sglang: ['--pp', '--pp-size', '--pipeline-parallel-size'],
+  sglang: ['--pp-size', '--pipeline-parallel-size'],
   trtllm: ['--pipeline-parallel-size', '--pp-size'],
   mocker: [],
 };
@@ -46,16 +53,32 @@ export function pipelineParallel(s: ServiceModel): Located<Raw> | undefined {
 }
 
 /**
- * vLLM data parallel ranks this worker pod runs (each needs tensor x pipeline
- * GPUs): the local ranks when given, one when the pod is a single rank of a
- * larger group (`--data-parallel-rank`), else all of them.
+ * Data parallel ranks one engine runs, each on its own tensor x pipeline GPUs. vLLM: the
+ * pod's local ranks when given (`perNode`: each node runs that many), none when the pod is
+ * a single rank of a larger group (`--data-parallel-rank`), else all of them. SGLang: its
+ * `--dp-size`, except with data-parallel attention, where the ranks split the tensor
+ * parallel GPUs instead of adding to them.
  */
-export function dataParallel(s: ServiceModel): Located<Raw> | undefined {
+export function dataParallel(s: ServiceModel): (Located<Raw> & { readonly perNode?: true }) | undefined {
+  if (s.engine === 'sglang') return s.launch.flags.has('--enable-dp-attention') ? undefined : flag(s, 'extraArgs', '--dp-size', '--data-parallel-size');
   if (s.engine !== 'vllm') return undefined;
   const local = flag(s, 'extraArgs', '--data-parallel-size-local', '-dpl');
-  if (local) return local;
+  if (local) return { ...local, perNode: true };
   if (s.launch.flags.has('--data-parallel-rank') || s.launch.flags.has('-dpr')) return undefined;
   return flag(s, 'extraArgs', '--data-parallel-size', '-dp');
+}
+
+/**
+ * Whether every parallel dimension that takes GPUs is read: no engine config file that
+ * is not among the objects, no config file or dotted override that could set one, no
+ * parallelism the rules do not model (vLLM's prefill context parallel ranks add GPUs).
+ */
+export function layoutKnown(s: ServiceModel): boolean {
+  const flags = [...s.launch.flags.keys()];
+  if (s.engine === 'trtllm' && !s.engineConfig && (s.launch.flags.has('--extra-engine-args') || flags.some((f) => f.startsWith('--trtllm.') || f === '--override-engine-args'))) return false;
+  if (s.launch.flags.has('--config')) return false;
+  if (s.engine === 'vllm' && flags.some((f) => f === '--prefill-context-parallel-size' || f === '-pcp')) return false;
+  return true;
 }
 
 /** GPUs of one worker pod: `resources.limits.gpu` (the operator's default is 1). */
