@@ -103,3 +103,61 @@ test('the shells and the command line reach the core only through its entry poin
   }
   expect(deep).toEqual([]);
 });
+
+/**
+ * The core's folders, lowest first: each imports only from its own folder and the ones before it.
+ * `base` (errors, checks, Kubernetes helpers, the rule catalog), `releases` (the versions table),
+ * `engines` (the engine renderers), `model` (the graph model and its readers and writers), `rules`,
+ * `graph` (the graph's concepts), `observability`, `cluster` (charts, Flux, Secrets), `deployments`.
+ */
+const CORE_LAYERS = ['base', 'releases', 'engines', 'model', 'rules', 'graph', 'observability', 'cluster', 'deployments'];
+
+/** Every import of every core file, type-only ones included: a type import is a dependency too. */
+function coreImports(): Map<string, string[]> {
+  const core = path.join(SRC, 'core');
+  const files = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  const graph = new Map<string, string[]>();
+  for (const file of files(core)) {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+    const targets: string[] = [];
+    source.forEachChild((node) => {
+      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text.startsWith('.')) {
+        targets.push(resolveRelative(file, node.moduleSpecifier.text));
+      }
+    });
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+const layerOf = (file: string): number => {
+  const rel = path.relative(path.join(SRC, 'core'), file).split(path.sep);
+  return rel.length === 1 ? CORE_LAYERS.length : CORE_LAYERS.indexOf(rel[0]);
+};
+
+test('every core file lives in a layer folder, and imports only from its own layer or lower ones', () => {
+  const graph = coreImports();
+  const outside = [...graph.keys()].filter((f) => layerOf(f) === -1).map((f) => path.relative(SRC, f));
+  expect(outside).toEqual([]);
+  const upward = [...graph].flatMap(([file, targets]) => targets.filter((t) => layerOf(t) > layerOf(file)).map((t) => `${path.relative(SRC, file)} -> ${path.relative(SRC, t)}`));
+  expect(upward).toEqual([]);
+});
+
+test('no import cycle in the core, type imports included', () => {
+  const graph = coreImports();
+  const state = new Map<string, 'open' | 'done'>();
+  const cycles: string[] = [];
+  const visit = (file: string, trail: string[]) => {
+    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'open') {
+      cycles.push([...trail.slice(trail.indexOf(file)), file].map((f) => path.relative(SRC, f)).join(' -> '));
+      return;
+    }
+    state.set(file, 'open');
+    for (const t of graph.get(file) ?? []) visit(t, [...trail, file]);
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) visit(file, []);
+  expect(cycles).toEqual([]);
+});

@@ -17,7 +17,7 @@ import {
   renderGraph,
   ValidationIssue,
 } from '../../src';
-import { checkKnownKeys } from '../../src/core/checks';
+import { checkKnownKeys } from '../../src/core/base/checks';
 import { DisaggregatedDeployment } from '../../src/cdk8s';
 
 /** The issues `fn` throws, as `path: message [rule]`. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkGraphManifest, indexObjects, manifestModel, manifestPath, RELEASES } from '../../src';
-import { DYNAMO_WORKER_FLAGS, engineFlags } from '../../src/core/rules/engine-flags';
+import { DYNAMO_WORKER_FLAGS, engineFlags } from '../../src/core/engines/engine-flags';
 
 /**
  * Worker flags are read as the engine's parser reads them: argparse takes an unambiguous

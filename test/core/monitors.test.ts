@@ -22,7 +22,7 @@ import {
 } from '../../src';
 import { DisaggregatedDeployment, PodMonitors } from '../../src/cdk8s';
 import { lintSources } from '../../src/cli/lint';
-import { RELEASES } from '../../src/core/versions';
+import { RELEASES } from '../../src/core/releases/versions';
 import { lintCrds } from '../support/crd';
 import { toYaml } from '../support/manifests';
 

@@ -15,7 +15,7 @@ import {
   Diagnostics,
 } from '../../src';
 import { esmModelErrors } from '../support/manifests';
-import { RELEASES } from '../../src/core/versions';
+import { RELEASES } from '../../src/core/releases/versions';
 import { metricNames, promqlErrors, referenceServingMetrics } from '../support/promql';
 
 const SLA = { ttftMs: 300, itlMs: 30 };

@@ -12,9 +12,9 @@ import {
   RenderedGraph,
   Router,
 } from '../../src';
-import { readV1beta1, writeV1beta1 } from '../../src/core/dgd-v1beta1';
+import { readV1beta1, writeV1beta1 } from '../../src/core/model/dgd-v1beta1';
 import { lintSources } from '../../src/cli/lint';
-import { yaml } from '../../src/core/util';
+import { yaml } from '../../src/core/base/util';
 import { crdErrors, lintCrds } from '../support/crd';
 
 /**

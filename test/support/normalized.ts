@@ -1,4 +1,4 @@
-import { readV1beta1 } from '../../src/core/dgd-v1beta1';
+import { readV1beta1 } from '../../src/core/model/dgd-v1beta1';
 
 /** A graph's services in the normalized (v1alpha1) layout, whichever API version it is written in. */
 export function normalized(graph: unknown): Record<string, any> {

@@ -1,6 +1,6 @@
-import { isPlainObject } from '../checks';
+import { isPlainObject } from '../base/checks';
 import { Findings } from './findings';
-import { GraphModel, ServiceModel } from './graph-model';
+import { GraphModel, ServiceModel } from '../model/graph-model';
 
 /**
  * Environment lists as the operator's webhook accepts them: no name twice in

@@ -1,6 +1,6 @@
-import { isPlainObject } from '../checks';
+import { isPlainObject } from '../base/checks';
 import { Findings } from './findings';
-import { at, containerField, GraphModel, isDisaggregated, Place, ServiceModel, workers } from './graph-model';
+import { at, containerField, GraphModel, isDisaggregated, Place, ServiceModel, workers } from '../model/graph-model';
 
 /**
  * The network KV cache travels over: a device request, IPC_LOCK and the

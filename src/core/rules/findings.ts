@@ -1,6 +1,6 @@
-import { Diagnostics } from '../errors';
-import { RuleId, RULES, Severity } from './catalog';
-import { Located, Place, ServiceModel } from './graph-model';
+import { Diagnostics } from '../base/errors';
+import { RuleId, RULES, Severity } from '../base/rule-catalog';
+import { Located, Place, ServiceModel } from '../model/graph-model';
 
 /** One problem a rule found in a manifest. */
 export interface Finding extends Place {

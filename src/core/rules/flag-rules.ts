@@ -1,5 +1,5 @@
 import { Findings } from './findings';
-import { argField, GraphModel } from './graph-model';
+import { argField, GraphModel } from '../model/graph-model';
 
 const ENGINE_NAMES: Readonly<Record<string, string>> = { vllm: 'vLLM', sglang: 'SGLang' };
 

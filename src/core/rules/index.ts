@@ -1,7 +1,7 @@
-import { readV1beta1, v1beta1GraphField, v1beta1ServiceField } from '../dgd-v1beta1';
-import { DynamoRelease } from '../versions';
+import { readV1beta1, v1beta1GraphField, v1beta1ServiceField } from '../model/dgd-v1beta1';
+import { DynamoRelease } from '../releases/versions';
 import { Findings, Finding } from './findings';
-import { GraphModel, graphModel, indexObjects } from './graph-model';
+import { GraphModel, graphModel, indexObjects } from '../model/graph-model';
 import { envRules } from './env';
 import { fabricRules } from './fabric';
 import { flagRules } from './flag-rules';
@@ -18,10 +18,10 @@ import { claimRules, storageRules } from './storage';
 import { structureRules } from './structure';
 import { upgradeRules } from './upgrade';
 
-export * from './catalog';
+export * from '../base/rule-catalog';
 export { Finding, manifestPath, reportDraftFindings, reportFindings } from './findings';
-export { GraphModel, graphModel, indexObjects, Place, ServiceModel } from './graph-model';
-export { flagValue, Launch } from './launch';
+export { GraphModel, graphModel, indexObjects, Place, ServiceModel } from '../model/graph-model';
+export { flagValue, Launch } from '../model/launch';
 export { AttentionHeads, attentionHeads, parameterBillions } from './model-size';
 export { MAX_SERVICES, MAX_GROVE_NAME_LENGTH } from './structure';
 export { LedgerEntry, ledgerFor, lineAtLeast, UPGRADE_LEDGER } from './upgrade';

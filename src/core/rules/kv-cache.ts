@@ -1,7 +1,7 @@
-import { checkInteger } from '../checks';
-import { kvCacheDtypeProblem } from '../versions';
+import { checkInteger } from '../base/checks';
+import { kvCacheDtypeProblem } from '../releases/versions';
 import { Findings } from './findings';
-import { argField, GraphModel, Located, roleFlag, ServiceModel, workers } from './graph-model';
+import { argField, GraphModel, Located, roleFlag, ServiceModel, workers } from '../model/graph-model';
 import { announcedBlockSize, blockSize, blockSizeProblem, kvCacheDtype } from './workload';
 import { routerSetting } from './router';
 

@@ -1,5 +1,5 @@
 import { Findings } from './findings';
-import { GraphModel, isDisaggregated, workers } from './graph-model';
+import { GraphModel, isDisaggregated, workers } from '../model/graph-model';
 import { modelOf } from './workload';
 
 /** Below this many parameters, guide 2 measures aggregated serving faster than disaggregated. */

@@ -1,7 +1,7 @@
-import { isPlainObject } from '../checks';
+import { isPlainObject } from '../base/checks';
 import { Findings } from './findings';
-import { argField, GraphModel, Place, ServiceModel, workers } from './graph-model';
-import { flagValue } from './launch';
+import { argField, GraphModel, Place, ServiceModel, workers } from '../model/graph-model';
+import { flagValue } from '../model/launch';
 import { PLANNER_DEFAULTS, plannerSetting } from './planner';
 
 /**

@@ -1,6 +1,6 @@
-import { checkInteger } from '../checks';
+import { checkInteger } from '../base/checks';
 import { Findings } from './findings';
-import { GraphModel, workers } from './graph-model';
+import { GraphModel, workers } from '../model/graph-model';
 import { attentionHeads } from './model-size';
 import { dataParallel, layoutKnown, modelOf, nodeCount, pipelineParallel, podGpus, tensorParallel } from './workload';
 

@@ -1,9 +1,8 @@
-import { checkInteger, checkNumber } from '../checks';
-import { plannerBudgetProblem } from '../planner';
-import { DEFAULT_DYNAMO_VERSION, RELEASES } from '../versions';
+import { checkInteger, checkNumber } from '../base/checks';
+import { DEFAULT_DYNAMO_VERSION, DynamoRelease, RELEASES } from '../releases/versions';
 import { Findings } from './findings';
-import { argField, GraphModel, Located, ServiceModel, workers } from './graph-model';
-import { flagValue } from './launch';
+import { argField, GraphModel, Located, ServiceModel, workers } from '../model/graph-model';
+import { flagValue } from '../model/launch';
 import { engineGpus, replicasOf } from './workload';
 
 /** The planner's defaults (the same in every release the library knows). */
@@ -78,4 +77,36 @@ export function plannerRules(g: GraphModel, f: Findings): void {
     initialGpus: gpus.reduce((sum, x) => sum + x.gpus! * x.replicas, 0),
   });
   if (problem) f.report('planner-budget', planner, budgetAt ?? { field: argField('--max-gpu-budget'), option: 'maxGpuBudget' }, problem);
+}
+
+/** GPU counts of a disaggregated graph the planner's budget must cover. */
+export interface PlannedGraphGpus {
+  readonly prefillGpusPerEngine: number;
+  readonly decodeGpusPerEngine: number;
+  /** GPUs the graph uses at its configured replica counts (a graph; a request has none). */
+  readonly initialGpus?: number;
+}
+
+/**
+ * The planner's budget must cover the graph at its minimum (minEndpoint
+ * engines of each role) and, for a graph, at its starting replica counts.
+ * Returns what is wrong, or undefined. A budget of -1 means none.
+ */
+export function plannerBudgetProblem(
+  settings: { readonly maxGpuBudget?: number; readonly minEndpoint?: number },
+  defaults: DynamoRelease['planner']['defaults'],
+  gpus: PlannedGraphGpus,
+): string | undefined {
+  const minEndpoint = settings.minEndpoint ?? defaults.minEndpoint;
+  const budget = settings.maxGpuBudget ?? defaults.maxGpuBudget;
+  if (budget === -1) return undefined;
+  const budgetText = settings.maxGpuBudget === undefined ? `the planner's default budget of ${budget} GPUs` : `${budget}`;
+  const minimum = minEndpoint * (gpus.prefillGpusPerEngine + gpus.decodeGpusPerEngine);
+  if (budget < minimum) {
+    return `is ${budgetText}, below the ${minimum} GPUs the graph needs at its minimum (minEndpoint ${minEndpoint} x (${gpus.prefillGpusPerEngine} prefill + ${gpus.decodeGpusPerEngine} decode GPUs per engine)); raise maxGpuBudget to at least ${minimum}`;
+  }
+  if (gpus.initialGpus !== undefined && budget < gpus.initialGpus) {
+    return `is ${budgetText}, below the ${gpus.initialGpus} GPUs the graph starts with at its configured replicas; raise maxGpuBudget to at least ${gpus.initialGpus} or start with fewer replicas`;
+  }
+  return undefined;
 }

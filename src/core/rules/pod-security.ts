@@ -1,7 +1,7 @@
-import { isPlainObject } from '../checks';
+import { isPlainObject } from '../base/checks';
 import { fabricOf } from './fabric';
 import { Findings } from './findings';
-import { GraphModel, Place, ServiceModel } from './graph-model';
+import { GraphModel, Place, ServiceModel } from '../model/graph-model';
 
 /**
  * Pod settings that give a Dynamo pod more of the node than serving needs: privileged

@@ -1,9 +1,9 @@
-import { checkDnsSubdomain, checkInteger, checkNumber, isPlainObject } from '../checks';
-import { plannerBudgetProblem } from '../planner';
-import { DynamoRelease } from '../versions';
+import { checkDnsSubdomain, checkInteger, checkNumber, isPlainObject } from '../base/checks';
+import { PLANNER_DEFAULTS, plannerBudgetProblem } from './planner';
+import { DynamoRelease } from '../releases/versions';
 import { Findings } from './findings';
-import { at, Located } from './graph-model';
-import { PLANNER_DEFAULTS } from './planner';
+import { at, Located } from '../model/graph-model';
+
 
 /**
  * A DynamoGraphDeploymentRequest: the SLA it profiles for, the hardware it

@@ -1,10 +1,38 @@
-import { checkPort } from '../checks';
-import { Diagnostics } from '../errors';
-import { FRONTEND_HTTP_PORT } from '../frontend';
-import { KV_ROUTER_RANGES } from '../router';
+import { checkInteger, checkNumber, checkPort } from '../base/checks';
+import { Diagnostics } from '../base/errors';
+import { FRONTEND_HTTP_PORT } from '../model/dgd';
 import { Findings } from './findings';
-import { argField, GraphModel, Located, ServiceModel } from './graph-model';
-import { flagValue } from './launch';
+import { argField, GraphModel, Located, ServiceModel } from '../model/graph-model';
+import { flagValue } from '../model/launch';
+
+/** The numeric KV router parameters. @internal */
+export type KvRouterNumber =
+  | 'overlapScoreWeight'
+  | 'temperature'
+  | 'blockSize'
+  | 'activeDecodeBlocksThreshold'
+  | 'activePrefillTokensThreshold'
+  | 'ttlSeconds'
+  | 'maxTreeSize'
+  | 'pruneTargetRatio';
+
+/**
+ * The range of each numeric router parameter, for the options and for the flags lint reads
+ * (guide 3's tables). Weights, the temperature and the TTL are finite and at most
+ * `INT32_MAX` (`checkNumber`'s bound: a larger TTL overflows the router's durations); block
+ * sizes, thresholds and tree sizes are 32-bit integers (Dynamo reads the block size as u32).
+ * @internal
+ */
+export const KV_ROUTER_RANGES: Readonly<Record<KvRouterNumber, (d: Diagnostics, path: string, value: unknown) => boolean>> = {
+  overlapScoreWeight: (d, path, v) => checkNumber(d, path, v, { min: 0 }),
+  temperature: (d, path, v) => checkNumber(d, path, v, { min: 0 }),
+  blockSize: (d, path, v) => checkInteger(d, path, v, 1),
+  activeDecodeBlocksThreshold: (d, path, v) => checkNumber(d, path, v, { min: 0, max: 1 }),
+  activePrefillTokensThreshold: (d, path, v) => checkInteger(d, path, v, 1),
+  ttlSeconds: (d, path, v) => checkNumber(d, path, v, { min: 0, exclusiveMin: true }),
+  maxTreeSize: (d, path, v) => checkInteger(d, path, v, 1),
+  pruneTargetRatio: (d, path, v) => checkNumber(d, path, v, { min: 0, max: 1, exclusiveMin: true }),
+};
 
 /**
  * Frontend settings, each a flag with environment variable alternatives, in every

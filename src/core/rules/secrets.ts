@@ -1,8 +1,8 @@
-import { isPlainObject } from '../checks';
-import { Diagnostics } from '../errors';
-import { findSecrets, findShapes, SecretHit } from '../secret-detector';
+import { isPlainObject } from '../base/checks';
+import { Diagnostics } from '../base/errors';
+import { findSecrets, findShapes, SecretHit } from '../base/secret-detector';
 import { Findings } from './findings';
-import { argField, GraphModel, Place, ServiceModel } from './graph-model';
+import { argField, GraphModel, Place, ServiceModel } from '../model/graph-model';
 
 /**
  * No credential written into a manifest: every string of a graph, a request or

@@ -1,6 +1,6 @@
-import { isPlainObject } from '../checks';
+import { isPlainObject } from '../base/checks';
 import { Findings } from './findings';
-import { at, GraphModel } from './graph-model';
+import { at, GraphModel } from '../model/graph-model';
 
 /** Mounts name claims the graph lists. */
 export function storageRules(g: GraphModel, f: Findings): void {

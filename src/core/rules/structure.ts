@@ -1,7 +1,7 @@
-import { checkDnsLabel, checkServiceName } from '../checks';
-import { show } from '../errors';
+import { checkDnsLabel, checkServiceName } from '../base/checks';
+import { show } from '../base/errors';
 import { Findings } from './findings';
-import { GraphModel, workers } from './graph-model';
+import { GraphModel, workers } from '../model/graph-model';
 import { plannerSetting } from './planner';
 
 /** The most services a DynamoGraphDeployment may have (CRD `maxProperties`). */

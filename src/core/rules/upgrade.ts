@@ -1,7 +1,7 @@
-import { isPlainObject } from '../checks';
-import { DynamoRelease } from '../versions';
+import { isPlainObject } from '../base/checks';
+import { DynamoRelease } from '../releases/versions';
 import { Findings } from './findings';
-import { argField, GraphModel, isDisaggregated, ServiceModel } from './graph-model';
+import { argField, GraphModel, isDisaggregated, ServiceModel } from '../model/graph-model';
 
 /**
  * What a Dynamo release no longer takes from a manifest written for an earlier one:

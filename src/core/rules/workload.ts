@@ -1,9 +1,9 @@
-import { SGLANG } from '../backends/sglang';
-import { TRTLLM } from '../backends/trtllm';
-import { VLLM } from '../backends/vllm';
-import { isPlainObject } from '../checks';
-import { argField, at, Located, ServiceModel } from './graph-model';
-import { flagValue } from './launch';
+import { SGLANG } from '../engines/sglang';
+import { TRTLLM } from '../engines/trtllm';
+import { VLLM } from '../engines/vllm';
+import { isPlainObject } from '../base/checks';
+import { argField, at, Located, ServiceModel } from '../model/graph-model';
+import { flagValue } from '../model/launch';
 
 /**
  * What a worker runs, read from its flags, its engine config and its
