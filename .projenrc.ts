@@ -179,6 +179,12 @@ project.addTask('test:package', {
   exec: 'jest --ci --testPathIgnorePatterns /node_modules/ --runTestsByPath test/package.test.ts',
 });
 
+// `npm run api`: the public surface written to API.md, which test/api-report.test.ts compares with the sources.
+project.addTask('api', {
+  description: 'Write the public surface of each entry point to API.md',
+  exec: 'ts-node --transpile-only --project test/tsconfig.json test/support/write-api-report.ts',
+});
+
 // `npm run bench`: the library against cdk8s and Pulumi alone, on the built package (BENCHMARKS.md).
 const bench = project.addTask('bench', { description: 'Benchmark synthesis and imports against cdk8s and Pulumi alone' });
 bench.spawn(project.compileTask);
