@@ -19,6 +19,7 @@ import {
   graphAnnotations,
   renderGraph,
   RenderedGraph,
+  servicePointer,
   ValidationWarning,
 } from '../core';
 import { namespaceOf, RenderedApiObject } from './api-object';
@@ -143,7 +144,7 @@ export class DynamoGraph extends Construct implements IObservable {
    * (v1alpha1), or its index in `/spec/components` (v1beta1). @internal
    */
   public _nextServicePath(name: string): string {
-    return this.release.apiVersion === 'nvidia.com/v1beta1' ? `/spec/components/${this.components.length}` : `/spec/services/${name}`;
+    return servicePointer(this.release.apiVersion, name, this.components.length);
   }
 
   /**

@@ -5,6 +5,7 @@
 export * from '../core';
 export * from './warnings';
 export * from './graph';
+export * from './component';
 export * from './frontend';
 export * from './worker';
 export * from './planner';

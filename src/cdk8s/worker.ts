@@ -1,23 +1,13 @@
-import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
 import { WorkerOptions, WorkerRole } from '../core';
+import { GraphComponent } from './component';
 import { DynamoGraph } from './graph';
 
 export interface WorkerProps extends WorkerOptions {}
 
 /** A pool of GPU workers of one role. The construct id is the service name unless `serviceName` is set. */
-abstract class WorkerBase extends Construct {
-  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
-  public readonly serviceName: string;
-  /** JSON pointer of this service in the graph object, for `graph.apiObject.addJsonPatch`. */
-  public readonly servicePath: string;
-  /** Objects this worker adds beside the graph (the TensorRT-LLM engine config ConfigMap). */
-  public readonly apiObjects: ApiObject[] = [];
-
+abstract class WorkerBase extends GraphComponent {
   protected constructor(graph: DynamoGraph, id: string, role: WorkerRole, props: WorkerProps) {
-    super(graph, id);
-    this.serviceName = props.serviceName ?? id;
-    this.servicePath = graph._nextServicePath(this.serviceName);
+    super(graph, id, props?.serviceName ?? id);
     const component = { kind: 'worker' as const, role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options: props };
     graph._checkComponent(component, props);
 

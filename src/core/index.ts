@@ -15,6 +15,8 @@ export * from './releases/aiconfigurator';
 export * from './graph/planner';
 export * from './deployments/sla-planned';
 export * from './graph/graph';
+export { patchPointer, servicePointer } from './model/patch-paths';
+export type { GraphApiVersion, PatchScope } from './model/patch-paths';
 export * from './deployments/deployment';
 export * from './cluster/helm';
 export * from './cluster/flux';
