@@ -13,7 +13,7 @@ import { at } from '../model/graph-model';
 import { Router } from './router';
 import { checkGraphPlacement, DEFAULT_POD_SECURITY, DgdService, POD_SECURITY_LEVELS, PodSecurity, secureService } from './service';
 import { prune } from '../base/util';
-import { writeV1beta1 } from '../model/dgd-v1beta1';
+import { GRAPH_FORMATS } from '../model/graph-formats';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf, RELEASES, runtimeVersionOf } from '../releases/versions';
 import { checkExtraArgs, checkWorker, engineConfigMapName, renderWorker, WorkerOptions } from './worker';
 
@@ -522,16 +522,7 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
 
 /** Writes a normalized graph in the API version of its release. */
 function writeGraph(graph: KubeObject, ctx: GraphContext): KubeObject {
-  if (ctx.release.apiVersion === 'nvidia.com/v1beta1') return writeV1beta1(graph, { runtimeVersion: runtimeVersionOf(ctx.dynamoVersion) });
-  // the 0.8/0.9 layout is the normalized one, but for what only v1beta1 writes
-  const services = Object.fromEntries(
-    Object.entries(((graph.spec as { services?: Record<string, DgdService> }).services ?? {})).map(([name, s]) => {
-      const { scalingAdapter: _owned, ...rest } = s;
-      void _owned;
-      return [name, rest];
-    }),
-  );
-  return { ...graph, spec: { ...(graph.spec as object), ...(Object.keys(services).length > 0 ? { services } : {}) } };
+  return GRAPH_FORMATS[ctx.release.apiVersion].write(graph, { runtimeVersion: runtimeVersionOf(ctx.dynamoVersion) });
 }
 
 /**

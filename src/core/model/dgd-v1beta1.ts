@@ -88,7 +88,8 @@ function component(name: string, s: DgdService, claims: ReadonlySet<string>, o: 
     replicas: s.replicas,
     multinode: s.multinode,
     sharedMemorySize: s.sharedMemory?.disabled ? '0' : s.sharedMemory?.size,
-    runtimeVersionOverride: runtimeVersionOverride(main.image, o.runtimeVersion),
+    // a graph read from a manifest keeps its own; the library's follows the image's tag
+    runtimeVersionOverride: s.runtimeVersionOverride ?? runtimeVersionOverride(main.image, o.runtimeVersion),
     topologyConstraint: s.topologyConstraint,
     compilationCache: s.compilationCache,
     podTemplate: { spec: { ...podRest, volumes: [...cacheVolumes, ...((volumes as Obj[] | undefined) ?? [])], containers: [container, ...list(sidecars)] } },

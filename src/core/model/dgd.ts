@@ -31,4 +31,6 @@ export interface DgdService {
   topologyConstraint?: ComponentTopologyConstraint;
   /** A PVC-backed compilation cache (1.x only; v1beta1 `compilationCache{pvcName, mountPath}`). */
   compilationCache?: { pvcName: string; mountPath?: string };
+  /** 1.x: the component's `runtimeVersionOverride` as a manifest wrote it (the library's writer derives its own from the image). */
+  runtimeVersionOverride?: string;
 }

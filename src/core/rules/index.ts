@@ -1,4 +1,4 @@
-import { readV1beta1, v1beta1GraphField, v1beta1ServiceField } from '../model/dgd-v1beta1';
+import { graphFormatOf } from '../model/graph-formats';
 import { DynamoRelease } from '../releases/versions';
 import { Findings, Finding } from './findings';
 import { GraphModel, graphModel, indexObjects } from '../model/graph-model';
@@ -66,14 +66,13 @@ export function checkGraphManifest(
   objects: readonly unknown[] | ReadonlyMap<string, Readonly<Record<string, unknown>>> = [],
   options: CheckOptions = {},
 ): Finding[] {
-  const v1beta1 = graph.apiVersion === 'nvidia.com/v1beta1';
+  const format = graphFormatOf(graph.apiVersion);
   const model = manifestModel(graph, Array.isArray(objects) ? indexObjects(objects) : (objects as ReadonlyMap<string, Readonly<Record<string, unknown>>>), options);
   const f = new Findings();
   for (const rules of GRAPH_RULES) rules(model, f);
   // every string as written, in either layout: what the model leaves out (metadata, v1beta1 pod templates) can hold credentials too
   graphSecretRules(graph, model, f);
-  if (!v1beta1) return f.all;
-  return f.all.map((x) => ({ ...x, field: x.service === undefined ? v1beta1GraphField(x.field) : v1beta1ServiceField(x.field) }));
+  return f.all.map((x) => ({ ...x, field: x.service === undefined ? format.graphField(x.field) : format.serviceField(x.field) }));
 }
 
 /**
@@ -82,8 +81,7 @@ export function checkGraphManifest(
  * on it are pointed back into its own layout by `checkGraphManifest`.
  */
 export function manifestModel(graph: Readonly<Record<string, unknown>>, objects: ReadonlyMap<string, Readonly<Record<string, unknown>>>, options: CheckOptions = {}): GraphModel {
-  const v1beta1 = graph.apiVersion === 'nvidia.com/v1beta1';
-  return graphModel(v1beta1 ? readV1beta1(graph) : graph, objects, {
+  return graphModel(graphFormatOf(graph.apiVersion).read(graph), objects, {
     release: options.release,
     apiVersion: options.apiVersion ?? (typeof graph.apiVersion === 'string' ? graph.apiVersion : undefined),
   });
