@@ -169,7 +169,7 @@ project.addTask('test:rehearse', {
 // `npm run test:sla`: the planned example's whole SLA loop, rehearsed with the real planner,
 // prometheus-operator, Prometheus and kube-apiserver (test/sla/; peers built into the user's cache).
 project.addTask('test:sla', {
-  description: 'Rehearse the 1.6.1 planned example\'s SLA loop: scale up and down, panels on live data, alerts slow and fast',
+  description: 'Rehearse the planned example\'s SLA loop on 1.6.1 and 0.9.0 (planner_sla): scale up and down, panels on live data, alerts slow and fast',
   exec: 'ts-node --transpile-only -r tsconfig-paths/register --project test/tsconfig.json test/sla/run.ts',
 });
 

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { freshCheckout, npm, packLibrary } from './support/pack';
+import { freshCheckout, npm } from './support/pack';
 
 /**
  * The packed library, installed into fresh projects: a cdk8s user never needs
@@ -29,10 +29,24 @@ function node(dir: string, code: string): string {
   return execFileSync(process.execPath, ['-e', code], { cwd: dir, encoding: 'utf8' }).trim();
 }
 
+/** Whether the fresh clone had a `lib/` before `npm pack` (it must not: the pack builds it). */
+let builtBeforePack: boolean;
+
+// The package every test installs: a fresh clone's `npm ci && npm pack`, as a user makes it
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'dynamo-constructs-pack-'));
-  tarball = packLibrary(work);
-}, 120_000);
+  const clone = freshCheckout();
+  const packed = path.join(work, 'packed');
+  fs.mkdirSync(packed);
+  try {
+    execFileSync(npm, ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: clone, stdio: 'pipe' });
+    builtBeforePack = fs.existsSync(path.join(clone, 'lib'));
+    execFileSync(npm, ['pack', '--silent', '--pack-destination', packed], { cwd: clone, stdio: 'pipe' });
+  } finally {
+    fs.rmSync(clone, { recursive: true, force: true });
+  }
+  tarball = path.join(packed, fs.readdirSync(packed)[0]);
+}, 420_000);
 
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
@@ -182,18 +196,8 @@ test('the tarball holds the build, the README, the license, the stand-in model s
 });
 
 test('a fresh clone packs a built package: `npm ci && npm pack` with no build before it; installed, it synthesizes and lints', () => {
-  const clone = freshCheckout();
-  const packed = path.join(work, 'from-clone');
-  fs.mkdirSync(packed);
-  try {
-    execFileSync(npm, ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: clone, stdio: 'pipe' });
-    expect(fs.existsSync(path.join(clone, 'lib'))).toBe(false);
-    execFileSync(npm, ['pack', '--silent', '--pack-destination', packed], { cwd: clone, stdio: 'pipe' });
-  } finally {
-    fs.rmSync(clone, { recursive: true, force: true });
-  }
-  const [packedTarball] = fs.readdirSync(packed);
-  const dir = consumer('clone-user', [`cdk8s@${versionOf('cdk8s')}`, `constructs@${versionOf('constructs')}`], path.join(packed, packedTarball));
+  expect(builtBeforePack).toBe(false);
+  const dir = consumer('clone-user', [`cdk8s@${versionOf('cdk8s')}`, `constructs@${versionOf('constructs')}`]);
   const installed = path.join(dir, 'node_modules/dynamo-constructs');
   for (const f of ['lib/index.js', 'lib/index.d.ts', 'lib/cdk8s/index.js', 'lib/pulumi/index.js', 'lib/cli/main.js', 'lib/cli/dynamo-crds.json']) {
     expect({ file: f, installed: fs.existsSync(path.join(installed, f)) }).toEqual({ file: f, installed: true });
@@ -201,7 +205,7 @@ test('a fresh clone packs a built package: `npm ci && npm pack` with no build be
   expect(JSON.parse(node(dir, synthProgram('dynamo-constructs/cdk8s')))).toEqual(synthFromSources());
   const lint = spawnSync(path.join(dir, 'node_modules/.bin/dynamo-constructs'), ['lint', path.join(root, 'test/fixtures/lint/valid/vllm-disagg-rdma.yaml')], { cwd: dir, encoding: 'utf8' });
   expect({ status: lint.status, stderr: lint.stderr }).toEqual({ status: 0, stderr: expect.stringContaining('0 errors, 0 warnings in 1 file') });
-}, 420_000);
+}, 300_000);
 
 test('offline and without the model, `rehearse` names the stand-in model script; run as named from the installed package by a Python without `tokenizers`, it writes a model `rehearse --tokenizer` takes', () => {
   const dir = consumer('rehearse-user', []);

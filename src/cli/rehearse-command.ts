@@ -43,15 +43,16 @@ Options:
   --keep-logs <dir>       copy every process's log (and AIPerf's exports) there
   -h, --help              show this help
 
-The SLA loop (--sla), for a graph with a Planner (Dynamo 1.6.1):
+The SLA loop (--sla), for a graph with a Planner (Dynamo 1.6.1 or 0.9.0):
   --sla                   run the planner's whole control loop: the manifests in a
                           private kube-apiserver, Prometheus configured by the real
                           prometheus-operator from their PodMonitors and rules, every
                           pod a process on its own loopback address, the release's
                           planner, replicas followed as the operator would, a load
                           ramp; prints a timeline per planner interval and a verdict
-  --crds <file|dir>       Dynamo's CRDs (DynamoGraphDeployment and its scaling
-                          adapter), from its chart; repeatable; required
+  --crds <file|dir>       Dynamo's CRDs of the graph's release (DynamoGraphDeployment
+                          and its scaling adapter), from its chart; repeatable;
+                          required
   --peers <dir>           etcd, kube-apiserver, prometheus-operator and prometheus in
                           bin/, the operator's CRDs in crds/ (default: the cache's
                           real-k8s folder, which scripts/build-peers.sh sla fills)

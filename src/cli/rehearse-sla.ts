@@ -20,7 +20,6 @@ import {
   knownRelease,
   LOCALE,
   placeInHubCache,
-  pythonOf,
   rehearsalPython,
   STAND_IN_TOKENIZER,
   RehearsalInterrupted,
@@ -40,13 +39,18 @@ import {
   GraphComponent,
   graphComponents,
   graphStatus,
+  isWorker,
   metricsPortOf,
   podObject,
+  replicasPatch,
   runningStatus,
   scalingAdapter,
+  servedModelPatch,
+  specReplicas,
   withProjectedStatus,
 } from './sla-pods';
 import { writeRehearsalProfile } from './sla-profile';
+import { plannerSettingsOf, plannerVenv, slaLoopOf } from './sla-release';
 import { KubeClient } from './server';
 import { LintSource } from './sources';
 import { printable } from './text';
@@ -156,82 +160,7 @@ export interface SlaRehearsalResult {
   readonly loadGenerator: string;
 }
 
-/** What the 1.6 planner needs on Python 3.11 (its `aisimulate` pin is a stub PyPI cannot install: the planner's own is the dev build PyPI serves). */
-export const PLANNER_VENVS: Readonly<Record<string, { python: string; packages: readonly string[]; noDeps: readonly string[] }>> = {
-  '1.6.1': {
-    python: '3.11',
-    packages: [
-      'ai-dynamo-runtime==1.6.1', 'aiohttp<4.0,>=3.14.3', 'certifi>=2026.10.19', 'kubernetes<33.0.0,>=32.0.1', 'msgspec>=0.19.0',
-      'prometheus-client<1.0,>=0.23.1', 'pyzmq>=26.0.0', 'redis<9.0.0,>=6.2.0', 'tqdm>=4.0.0', 'transformers>=4.56.0',
-      'typing-extensions>=4.10.0', 'zstandard<1.0,>=0.23.0', 'scikit-learn==1.9.1', 'prometheus-api-client==0.7.2',
-      'aisimulate==0.13.0.dev202610270000000085',
-      // the load predictors (ARIMA, Kalman, Prophet), which the planner's image installs beside the wheel
-      'pmdarima==2.1.1', 'filterpy==2.0.0', 'prophet==1.5.0', 'pandas==3.1.1',
-    ],
-    noDeps: ['ai-dynamo==1.6.1'],
-  },
-};
-
-/** The planner's virtualenv of a release, created on first use next to the rehearsal's. */
-function plannerVenv(version: string, o: SlaRehearseOptions, say: (line: string) => void): string {
-  const recipe = PLANNER_VENVS[version];
-  if (!recipe) {
-    throw new RehearsalError(`an SLA rehearsal runs the planner of Dynamo ${Object.keys(PLANNER_VENVS).join(', ')}; the graph runs ${version} (pass --dynamo-version to rehearse it as one of those)`);
-  }
-  const root = o.cacheDir ?? path.join(userCache(), 'rehearse');
-  const dir = path.join(root, `venv-planner-${version}`);
-  const python = path.join(dir, 'bin', 'python');
-  const stamp = path.join(dir, '.installed');
-  const want = JSON.stringify(recipe);
-  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want && fs.existsSync(python)) return python;
-  const base = pythonOf(recipe.python, o.plannerPython);
-  say(`installing the Dynamo ${version} planner into ${dir} (first run: about ten minutes, 2.3 GB)`);
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(root, { recursive: true });
-  const run = (args: string[], what: string) => {
-    const r = spawnSync(args[0], args.slice(1), { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
-    if (r.status !== 0) throw new RehearsalError(`${what} failed:\n${(r.stderr ?? '').split('\n').slice(-8).join('\n')}`);
-  };
-  run([base, '-m', 'venv', dir], `${base} -m venv`);
-  const pip = [python, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check'];
-  run([...pip, ...recipe.packages], 'pip install (the planner\'s dependencies)');
-  run([...pip, '--no-deps', ...recipe.noDeps], `pip install --no-deps ${recipe.noDeps.join(' ')}`);
-  fs.writeFileSync(stamp, want);
-  return python;
-}
-
-/**
- * The PlannerConfig keys a rehearsal passes to the planner: what it scales for and how, as plain
- * values. Keys that name files, endpoints, ports, plugins or credentials (`log_dir`,
- * `load_predictor_warmup_trace`, `metric_pulling_prometheus_*`, `plugins`, ...) are left out and
- * said; the Prometheus address and the profile folder are the rehearsal's own.
- */
-const PLANNER_KEYS = new Set([
-  'environment', 'backend', 'mode', 'optimization_target', 'namespace', 'model_name',
-  'ttft_ms', 'itl_ms', 'ttft', 'itl',
-  'throughput_adjustment_interval_seconds', 'throughput_adjustment_interval', 'load_adjustment_interval_seconds',
-  'max_gpu_budget', 'min_gpu_budget', 'min_endpoint', 'prefill_min_endpoint', 'decode_min_endpoint', 'max_throughput_scaling_replicas',
-  'decode_engine_num_gpu', 'prefill_engine_num_gpu',
-  'load_predictor', 'prophet_window_size', 'kalman_q_level', 'kalman_q_trend', 'kalman_r', 'kalman_min_points',
-  'enable_throughput_scaling', 'enable_load_scaling', 'max_num_fpm_samples', 'fpm_sample_bucket_size', 'load_scaling_down_sensitivity',
-  'prefill_scale_up_queue_tokens', 'prefill_scale_down_queue_tokens', 'decode_scale_up_kv_rate', 'decode_scale_down_kv_rate',
-  'load_min_observations', 'speculative_nextn', 'advisory', 'pre_deployment_sweeping_mode', 'profile_results_dir', 'metric_pulling_prometheus_endpoint',
-]);
-/** The rehearsal's own values of these: where it serves Prometheus and the engine's profile. */
-const REHEARSAL_SET = new Set(['profile_results_dir', 'metric_pulling_prometheus_endpoint']);
-
-/** The PlannerConfig as the rehearsal runs it: allowed keys with plain values, and what was left out. */
-export function plannerSettings(config: Readonly<Record<string, unknown>>): { kept: Record<string, string | number | boolean>; dropped: string[] } {
-  const kept: Record<string, string | number | boolean> = {};
-  const dropped: string[] = [];
-  for (const [k, v] of Object.entries(config)) {
-    if (REHEARSAL_SET.has(k)) continue;
-    const plain = (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean' || (typeof v === 'string' && /^[A-Za-z0-9._/:-]{0,256}$/.test(v));
-    if (PLANNER_KEYS.has(k) && plain) kept[k] = v as string | number | boolean;
-    else dropped.push(k);
-  }
-  return { kept, dropped };
-}
+export { plannerSettings, plannerFlags } from './sla-release';
 
 /** Kinds of the manifests an SLA rehearsal puts in its API server; anything else is listed and left out. */
 const APPLIED_KINDS = new Set(['DynamoGraphDeployment', 'ConfigMap', 'PodMonitor', 'ServiceMonitor', 'PrometheusRule', 'ServiceAccount', 'Service']);
@@ -343,6 +272,9 @@ const MAX_PANEL_QUERIES = 500;
 /** The planner's system server (health), on its own address. */
 const PLANNER_HEALTH_PORT = 9090;
 
+/** Where worker pods serve their metrics when each needs a port of its own (off Prometheus's 9090 and the planner's 9085). */
+const WORKER_SYSTEM_PORTS = 9100;
+
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearseOptions, io: RehearseIo): Promise<SlaRehearsalResult> {
@@ -370,23 +302,17 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
   const osl = o.osl ?? planned.osl ?? 100;
   const version = versionOf(dgd, o.dynamoVersion);
   const release = knownRelease(version);
-  if (release.line.startsWith('0.')) {
-    throw new RehearsalError(`Dynamo ${version}'s planner (planner_sla) reads Prometheus through the 0.x operator's DynamoGraphDeployment v1alpha1 and its own connector; an SLA rehearsal runs the 1.x planner and its PlannerConfig`);
-  }
-  if (dgd.apiVersion !== 'nvidia.com/v1beta1') throw new RehearsalError(`the graph is ${printable(String(dgd.apiVersion))}; an SLA rehearsal of Dynamo ${version} takes nvidia.com/v1beta1, as its operator stores it`);
+  const loop = slaLoopOf(version);
+  if (dgd.apiVersion !== loop.apiVersion) throw new RehearsalError(`the graph is ${printable(String(dgd.apiVersion))}; an SLA rehearsal of Dynamo ${version} takes ${loop.apiVersion}, as its operator stores it`);
   const graphName = String(dgd.metadata?.name);
   const namespace = typeof dgd.metadata?.namespace === 'string' ? dgd.metadata.namespace : 'default';
   const model = manifestModel(dgd, indexObjects(docs), { release });
   const planner = model.services.find((s) => s.kind === 'planner');
   if (!planner) throw new RehearsalError(`${printable(graphName)} has no Planner: --sla rehearses a planner's control loop (add planner: { ttftMs, itlMs } to the deployment, or rehearse without --sla)`);
-  const plannerConfig = planner.plannerConfig?.values;
-  if (!plannerConfig) throw new RehearsalError(`the planner ${printable(planner.name)} reads its PlannerConfig from a file whose ConfigMap is not in the files; include it`);
-  const ttftMs = Number(plannerConfig.ttft_ms ?? plannerConfig.ttft);
-  const itlMs = Number(plannerConfig.itl_ms ?? plannerConfig.itl);
-  if (!(ttftMs > 0) || !(itlMs > 0)) throw new RehearsalError(`the planner's PlannerConfig sets no ttft_ms and itl_ms: an SLA rehearsal needs the targets it scales for`);
-  const intervalSeconds = Number(plannerConfig.throughput_adjustment_interval_seconds ?? plannerConfig.throughput_adjustment_interval ?? 180);
+  const settings = plannerSettingsOf(loop, planner);
+  const { ttftMs, itlMs, intervalSeconds } = settings;
   const components = graphComponents(dgd);
-  const workers = components.filter((c) => ['worker', 'prefill', 'decode'].includes(c.type));
+  const workers = components.filter(isWorker);
   const frontend = components.find((c) => c.type === 'frontend');
   if (!frontend || workers.length === 0) throw new RehearsalError('an SLA rehearsal needs a graph with a frontend and workers');
   const plannerComponent = components.find((c) => c.name === planner.name)!;
@@ -415,6 +341,18 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
   const missingCrds = ['DynamoGraphDeployment', 'DynamoGraphDeploymentScalingAdapter', 'PodMonitor', 'PrometheusRule', 'Prometheus', 'Probe'].filter((k) => !crdKinds.has(k));
   if (missingCrds.length > 0) {
     throw new RehearsalError(`an SLA rehearsal needs the CRDs of ${missingCrds.join(', ')}: give Dynamo's with --crds (its chart's crds/templates folder) and build the prometheus-operator's into ${operatorCrds} (scripts/build-peers.sh sla)`);
+  }
+  // the planner reads its graph and scales its adapters in the release's API version, which the CRDs given must serve as stored (no conversion webhook runs here)
+  const wanted = loop.apiVersion.split('/')[1];
+  const unserved = crdDocs
+    .filter((c) => ['DynamoGraphDeployment', 'DynamoGraphDeploymentScalingAdapter'].includes(String(c.spec?.names?.kind)))
+    .filter((c) => {
+      const versions = (Array.isArray(c.spec?.versions) ? c.spec.versions : []) as any[];
+      const storage = versions.find((v) => v?.storage)?.name;
+      return !versions.some((v) => v?.name === wanted && v?.served) || (storage !== wanted && c.spec?.conversion?.strategy === 'Webhook');
+    });
+  if (unserved.length > 0) {
+    throw new RehearsalError(`Dynamo ${version}'s planner reads ${loop.apiVersion}, which the CRD of ${unserved.map((c) => `${printable(String(c.spec.names.kind))} (stores ${printable(String((c.spec.versions as any[]).find((v) => v?.storage)?.name))}${c.spec?.conversion?.strategy === 'Webhook' ? ', converts through the operator\'s webhook' : ''})`).join(' and ')} given does not serve as stored; give the CRDs of Dynamo ${version}'s chart with --crds`);
   }
   if (!crdKinds.has('DynamoWorkerMetadata')) crdDocs.push(WORKER_METADATA_CRD);
   const dgdCrd = crdDocs.findIndex((c) => c.spec?.names?.kind === 'DynamoGraphDeployment');
@@ -451,17 +389,17 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     // the model's files first: offline without them, nothing is installed or started
     const hubModel = modelSource(o.tokenizer, modelId, modelDir, say);
     const python = rehearsalPython(version, { python: o.python, cacheDir: o.cacheDir }, say);
-    const plannerPython = plannerVenv(version, o, say);
+    const plannerPython = plannerVenv(version, loop.planner.venv, o, say);
     const aiperf = findAiperf(o);
     if (hubModel !== undefined) copyModelFiles(await fetchFromHub(python, hubModel, o, say), modelDir);
     const home = path.join(run, 'hf');
     if (modelId !== undefined && isHubId(modelId)) placeInHubCache(home, modelId, modelDir);
     // AIPerf counts its prompts' tokens with the model's tokenizer, offline, from the private cache
     if (aiperf) placeInHubCache(home, STAND_IN_TOKENIZER, modelDir);
-    for (const d of ['logs', 'home', 'tmp', 'discovery', 'serviceaccount', 'cluster', 'monitoring', 'profile', 'aiperf']) fs.mkdirSync(path.join(run, d), { recursive: true });
+    for (const d of ['logs', 'home', 'tmp', 'discovery', 'serviceaccount', 'cluster', 'monitoring', 'profile', 'aiperf', 'nats']) fs.mkdirSync(path.join(run, d), { recursive: true });
 
     // the simulated engine: one profile for the mocker's timing and the planner's model of it
-    const profile = writeRehearsalProfile(path.join(run, 'profile'), { ttftMs, itlMs, isl, osl });
+    const profile = writeRehearsalProfile(path.join(run, 'profile'), { ttftMs, itlMs, isl, osl, throughput: loop.planner.profileThroughput });
     // the mocker reads the profile as the lookup tables of its own format, converted here once with
     // the planner's regression (its converter needs the planner's packages, which the mocker's Python lacks)
     const mockerProfile = path.join(run, 'profile', 'mocker-perf-data.npz');
@@ -513,11 +451,15 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       await create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } }, `the default ServiceAccount of ${printable(ns)}`);
     }
     for (const d of applied) await create({ ...d, metadata: { ...d.metadata, namespace: d.metadata?.namespace ?? namespace } }, `${printable(String(d.kind))} ${printable(String(d.metadata?.name))}`);
-    // v1beta1: an adapter for each component that asks for one (`scalingAdapter` present)
-    for (const c of components.filter((x) => x.scalingAdapter)) await create(scalingAdapter(graphName, namespace, c), `the scaling adapter of ${c.name}`);
+    // an adapter for each component that has one (v1beta1: `scalingAdapter` present; v1alpha1: unless disabled)
+    for (const c of components.filter((x) => x.scalingAdapter)) await create(scalingAdapter(graphName, namespace, c, loop.apiVersion), `the scaling adapter of ${c.name}`);
     if (!components.some((c) => c.scalingAdapter)) say('no component has a scalingAdapter: the planner falls back to patching the graph\'s replicas');
 
     const monitoring = await startMonitoring(box, kube, bins, { dir: path.join(run, 'monitoring'), kubeconfig: cluster.kubeconfig, stack, timeoutMs: o.startTimeout * 1000 }, (n, a, e) => start(n, a, e ?? {}), check);
+
+    // 0.x: the runtime's NATS (JetStream), on the control plane's address
+    const natsUrl = release.localRun.nats ? 'nats://127.0.0.1:4222' : undefined;
+    if (natsUrl) await start('nats', [path.join(path.dirname(python), 'nats-server'), '-js', '-a', '127.0.0.1', '-p', '4222', '-sd', path.join(run, 'nats')]);
 
     // the processes' command lines, from the manifest (as `rehearse` runs them), one address per pod
     const plan = planRehearsal(model, {
@@ -528,10 +470,11 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       discoveryDir: path.join(run, 'discovery'),
       modelDir,
       maxReplicas: 1,
+      natsUrl,
     });
     for (const d of plan.dropped.filter((x) => !x.inert)) say(`left out: ${printable(d.service)} ${printable(d.what)}: ${d.why}`);
     const speed = (1 / o.slowdown).toString();
-    const commandOf = (c: GraphComponent, addr: string, n: number): { argv: string[]; env: Record<string, string> } => {
+    const commandOf = (c: GraphComponent, addr: string, n: number): { argv: string[]; env: Record<string, string>; metricsPort?: number } => {
       const planned: PlannedProcess | undefined = c.type === 'frontend' ? plan.frontend : plan.workers.find((w) => w.name === c.name || w.name.startsWith(`${c.name}-`));
       if (!planned) throw new RehearsalError(`${c.name}: no process planned for it`);
       const args = planned.args.map((a) => (a === '127.0.0.1' ? addr : a));
@@ -542,9 +485,11 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       const b = args.indexOf('--bootstrap-ports');
       if (b >= 0) args[b + 1] = String(7100 + n);
       // the simulated engine's timing: the rehearsal's profile, at --slowdown
+      const metricsPort = loop.workerSystem.portPerPod ? WORKER_SYSTEM_PORTS + n : metricsPortOf(c.type).port;
       return {
         argv: [python, '-I', '-m', 'dynamo.mocker', ...args, '--planner-profile-data', mockerProfile, '--speedup-ratio', speed],
-        env: { ...env, DYN_SYSTEM_PORT: String(metricsPortOf(c.type).port), DYN_SYSTEM_HOST: addr },
+        env: { ...env, ...loop.workerSystem.env(addr, metricsPort) },
+        metricsPort: loop.workerSystem.portPerPod ? metricsPort : undefined,
       };
     };
 
@@ -554,9 +499,9 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     let podCount = 0;
     let processCount = 0;
     const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const startPod = async (c: GraphComponent, argv: string[], env: Record<string, string>, addr: string): Promise<Pod> => {
+    const startPod = async (c: GraphComponent, argv: string[], env: Record<string, string>, addr: string, metricsPort?: number): Promise<Pod> => {
       const replica = pods.filter((p) => p.component === c.name).length + podCount;
-      const obj = podObject(dgd, c, replica, dynamoNamespace);
+      const obj = podObject(dgd, c, replica, dynamoNamespace, metricsPort);
       const body = await create(obj, `the pod of ${c.name}`);
       const proc = `${c.name.toLowerCase()}-${++processCount}`;
       await start(proc, argv, env);
@@ -573,8 +518,8 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     let addrCount = 0;
     const startReplica = async (c: GraphComponent) => {
       const addr = podAddress(addrCount++);
-      const { argv, env } = commandOf(c, addr, addrCount);
-      const pod = await startPod(c, argv, env, addr);
+      const { argv, env, metricsPort } = commandOf(c, addr, addrCount);
+      const pod = await startPod(c, argv, env, addr, metricsPort);
       await setReady(pod, true);
       return pod;
     };
@@ -614,52 +559,62 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       if (served === undefined) await pause(500);
     }
 
-    // the planner, with the graph's PlannerConfig: only where it reaches Prometheus and its profile changes
+    // the name the workers serve the stand-in under (0.x: its path; a name like a hub id would send 0.9's frontend to the hub),
+    // written where the release's planner reads it: the status (the reconciler), or the workers' arguments in the graph
+    if (loop.planner.modelName === 'worker-args') {
+      const patch = servedModelPatch(dgd, served);
+      if (patch) {
+        const r = await kube.request('PATCH', `/apis/${loop.apiVersion}/namespaces/${encodeURIComponent(namespace)}/dynamographdeployments/${encodeURIComponent(graphName)}`, patch, 'application/merge-patch+json');
+        if (r.status !== 200) throw new RehearsalError(`the API server refused the served model name in the graph: ${printable(String(r.body?.message ?? r.status))}`);
+        say(`the workers serve the model as ${printable(served)}: the graph in the API server names it (--served-model-name), where Dynamo ${version}'s planner reads the model its metrics are filtered by`);
+      }
+    }
+
+    // the planner, with the graph's settings (1.x: its PlannerConfig; 0.9: its flags): only where it reaches Prometheus and its profile changes
     const plannerAddr = podAddress(addrCount++);
     const configFile = path.join(run, 'planner-config.json');
-    const settings = plannerSettings(plannerConfig);
-    if (settings.dropped.length > 0) say(`left out of the planner's PlannerConfig (files, endpoints, plugins or credentials a rehearsal does not give it): ${settings.dropped.map(printable).join(', ')}`);
-    fs.writeFileSync(configFile, JSON.stringify({ ...settings.kept, metric_pulling_prometheus_endpoint: 'http://127.0.0.1:9090', profile_results_dir: profile.dir }, null, 2));
-    const plannerPod = await startPod(plannerComponent, [plannerPython, '-I', '-m', 'dynamo.planner', '--config', configFile], {
+    if (settings.dropped.length > 0) say(`left out of the planner's ${settings.droppedWhy}: ${settings.dropped.map(printable).join(', ')}`);
+    if (settings.replaced.length > 0) say(`set by the rehearsal, not as the manifest has them: the planner's ${settings.replaced.map(printable).join(', ')}`);
+    const plannerArgv = settings.argv({ prometheusUrl: 'http://127.0.0.1:9090', profileDir: profile.dir, configFile });
+    if (plannerArgv.configText !== undefined) fs.writeFileSync(configFile, plannerArgv.configText);
+    const plannerMetricsPort = metricsPortOf('planner').port;
+    const plannerPod = await startPod(plannerComponent, [plannerPython, '-I', '-m', loop.planner.module, ...plannerArgv.args], {
       PATH: `${path.dirname(plannerPython)}:/usr/local/bin:/usr/bin:/bin`,
       DYN_NAMESPACE: dynamoNamespace,
       DYN_PARENT_DGD_K8S_NAME: graphName,
       POD_NAMESPACE: namespace,
-      PLANNER_PROMETHEUS_PORT: String(metricsPortOf('planner').port),
+      PLANNER_PROMETHEUS_PORT: String(plannerMetricsPort),
       KUBERNETES_SERVICE_HOST: '127.0.0.1',
       KUBERNETES_SERVICE_PORT: String(API_PORT),
-      DYN_DISCOVERY_BACKEND: 'file',
-      DYN_FILE_KV: path.join(run, 'discovery'),
+      ...loop.planner.env(path.join(run, 'discovery'), natsUrl),
       DYN_TCP_RPC_HOST: plannerAddr,
       DYN_HTTP_RPC_HOST: plannerAddr,
       DYN_EVENT_PLANE_HOST: plannerAddr,
-      DYN_SYSTEM_HOST: plannerAddr,
       // its health turns ready once it has read the graph and its engine models: the loop starts then
-      DYN_SYSTEM_PORT: String(PLANNER_HEALTH_PORT),
+      ...(loop.planner.readiness === 'health' ? { DYN_SYSTEM_HOST: plannerAddr, DYN_SYSTEM_PORT: String(PLANNER_HEALTH_PORT) } : {}),
     }, plannerAddr);
 
     // the operator's part: scaling adapters → the graph's replicas → pods, and the status it reports
     let reconciling = true;
     const events: string[] = [];
     const replicasNow = new Map<string, number>(workers.map((w) => [w.name, Math.max(1, w.replicas)]));
-    const dgdPath = `/apis/nvidia.com/v1beta1/namespaces/${encodeURIComponent(namespace)}/dynamographdeployments/${encodeURIComponent(graphName)}`;
+    const api = `/apis/${loop.apiVersion}/namespaces/${encodeURIComponent(namespace)}`;
+    const dgdPath = `${api}/dynamographdeployments/${encodeURIComponent(graphName)}`;
     const reconcile = async () => {
-      const adapters = await kube.request('GET', `/apis/nvidia.com/v1beta1/namespaces/${encodeURIComponent(namespace)}/dynamographdeploymentscalingadapters`);
+      const adapters = await kube.request('GET', `${api}/dynamographdeploymentscalingadapters`);
       let graph = (await kube.request('GET', dgdPath)).body;
-      const specComponents: any[] = graph?.spec?.components ?? [];
       for (const a of (adapters.body?.items ?? []) as any[]) {
-        const i = specComponents.findIndex((c) => c.name === a.spec?.dgdRef?.serviceName);
-        if (i < 0 || typeof a.spec?.replicas !== 'number') continue;
+        if (typeof a.spec?.replicas !== 'number') continue;
+        const patch = replicasPatch(graph, String(a.spec?.dgdRef?.serviceName), a.spec.replicas);
         // the adapter owns the component's replicas: the operator writes them into the graph, also where the spec has none
-        if (specComponents[i].replicas !== a.spec.replicas) {
-          const r = await kube.request('PATCH', dgdPath, JSON.stringify([{ op: 'add', path: `/spec/components/${i}/replicas`, value: a.spec.replicas }]), 'application/json-patch+json');
+        if (patch && specReplicas(graph, a.spec.dgdRef.serviceName) !== a.spec.replicas) {
+          const r = await kube.request('PATCH', dgdPath, patch.body, patch.contentType);
           if (r.status === 200) graph = r.body;
         }
       }
       const counts = new Map<string, { desired: number; ready: number }>();
       for (const c of components) {
-        const spec = (graph?.spec?.components ?? []).find((x: any) => x.name === c.name);
-        const desired = typeof spec?.replicas === 'number' ? spec.replicas : 1;
+        const desired = specReplicas(graph, c.name) ?? 1;
         if (workers.includes(c)) {
           const mine = pods.filter((p) => p.component === c.name);
           const before = replicasNow.get(c.name) ?? mine.length;
@@ -673,14 +628,14 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
         }
         counts.set(c.name, { desired, ready: pods.filter((p) => p.component === c.name && p.ready).length });
       }
-      const st = await kube.request('PATCH', `${dgdPath}/status`, JSON.stringify(graphStatus(graph?.metadata?.generation ?? 1, components, counts, graphName, dynamoNamespace, now(), served)), 'application/merge-patch+json');
+      const st = await kube.request('PATCH', `${dgdPath}/status`, JSON.stringify(graphStatus(graph?.metadata?.generation ?? 1, components, counts, graphName, dynamoNamespace, now(), served, loop.apiVersion)), 'application/merge-patch+json');
       if (st.status !== 200) throw new RehearsalError(`the API server refused the graph's status: ${printable(String(st.body?.message ?? st.status))}`);
       for (const a of (adapters.body?.items ?? []) as any[]) {
         const n = counts.get(a.spec?.dgdRef?.serviceName);
         if (!n) continue;
         await kube.request(
           'PATCH',
-          `/apis/nvidia.com/v1beta1/namespaces/${encodeURIComponent(namespace)}/dynamographdeploymentscalingadapters/${encodeURIComponent(a.metadata.name)}/status`,
+          `${api}/dynamographdeploymentscalingadapters/${encodeURIComponent(a.metadata.name)}/status`,
           JSON.stringify({ status: { replicas: n.desired, selector: `nvidia.com/dynamo-graph-deployment-name=${graphName},nvidia.com/dynamo-component=${a.spec.dgdRef.serviceName}` } }),
           'application/merge-patch+json',
         );
@@ -698,14 +653,17 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
         await pause(500);
       }
     })();
-    const plannerHealth = path.join(run, 'planner.sock');
-    await box.forward(plannerHealth, PLANNER_HEALTH_PORT, plannerAddr);
+    // ready: its health (1.x), or its own gauges on its metrics port (0.9, whose health stays 503)
+    const plannerSocket = path.join(run, 'planner.sock');
+    const byMetrics = loop.planner.readiness === 'metrics';
+    await box.forward(plannerSocket, byMetrics ? plannerMetricsPort : PLANNER_HEALTH_PORT, plannerAddr);
+    const plannerBudget = 120 + loop.planner.startDelaySeconds;
     for (;;) {
       check();
       if (reconcileError) throw reconcileError;
-      if (Date.now() > deadline + 120_000) throw new RehearsalError(`the planner was not ready in ${o.startTimeout + 120} s; its last lines:\n${lastLines(plannerPod.proc)}`);
-      const h = await get({ socketPath: plannerHealth }, '/health', 2000).catch(() => undefined);
-      if (h?.status === 200) break;
+      if (Date.now() > deadline + plannerBudget * 1000) throw new RehearsalError(`the planner was not ready in ${o.startTimeout + plannerBudget} s; its last lines:\n${lastLines(plannerPod.proc)}`);
+      const h = await get({ socketPath: plannerSocket }, byMetrics ? '/metrics' : '/health', 2000).catch(() => undefined);
+      if (h?.status === 200 && (!byMetrics || h.body.includes(`${release.metrics.planner.decodeWorkers} `))) break;
       await pause(500);
     }
     await setReady(plannerPod, true);
@@ -808,9 +766,9 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     })();
 
     const w = `${intervalSeconds}s`;
-    const dyn = `dynamo_namespace="${dynamoNamespace}"`;
+    // the frontend's series as Prometheus holds them, whatever labels the scrape gave them (the graph has one frontend)
     const avgMs = async (metric: string) => {
-      const r = await promQuery(monitoring.socketPath, `sum(increase(${metric}_sum{${dyn}}[${w}])) / sum(increase(${metric}_count{${dyn}}[${w}]))`).catch(() => []);
+      const r = await promQuery(monitoring.socketPath, `sum(increase(${metric}_sum[${w}])) / sum(increase(${metric}_count[${w}]))`).catch(() => []);
       const v = r[0]?.value;
       return v !== undefined && Number.isFinite(v) ? v * 1000 : undefined;
     };
@@ -825,7 +783,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
         if (reconcileError) throw reconcileError;
         await pause(250);
       }
-      const observed = (await promQuery(monitoring.socketPath, `sum(rate(dynamo_frontend_requests_total{${dyn}}[${w}]))`).catch(() => []))[0]?.value;
+      const observed = (await promQuery(monitoring.socketPath, `sum(rate(dynamo_frontend_requests_total[${w}]))`).catch(() => []))[0]?.value;
       const row: IntervalRow = {
         at: Math.round((Date.now() - started) / 1000),
         phase,
@@ -909,6 +867,14 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       return ((r.body?.data?.alerts ?? []) as any[]).map((a) => ({ name: String(a.labels?.alertname), state: String(a.state) }));
     };
 
+    // why a planner that keeps only its Dynamo namespace's frontend series would see none: said in the verdict
+    let blind: string | undefined;
+    const blindness = async (): Promise<string | undefined> => {
+      const all = await promQuery(monitoring.socketPath, 'count by (dynamo_namespace) (dynamo_frontend_requests_total)').catch(() => []);
+      if (all.length === 0 || all.some((x) => x.metric.dynamo_namespace === dynamoNamespace)) return undefined;
+      const seen = all.map((x) => (x.metric.dynamo_namespace === undefined ? 'none' : printable(x.metric.dynamo_namespace)));
+      return `the frontend's series in Prometheus carry dynamo_namespace ${seen.join(', ')}, not ${dynamoNamespace}: the planner keeps only series of its Dynamo namespace, so it saw no request`;
+    };
     let scaledUp = false;
     let scaledDown = false;
     let panels: PanelCheck[] = [];
@@ -917,21 +883,26 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     let verdictText: string;
     if (o.load === 'ramp') {
       const peak = o.rate ?? Math.round(profile.replicaCapacity * 3 * 10) / 10;
-      out(`timeline: one line per planner interval (${intervalSeconds} s); the ramp sends ${peak} requests/s (about 3 replicas' worth) of ${isl} tokens in, ${osl} out, then none`);
+      // a planner that skips idle intervals (0.9.0) scales down only while some requests flow: a trickle
+      const trickle = loop.planner.idleTrickle !== undefined ? Math.round(profile.replicaCapacity * loop.planner.idleTrickle * 100) / 100 : 0;
+      out(`timeline: one line per planner interval (${intervalSeconds} s); the ramp sends ${peak} requests/s (about 3 replicas' worth) of ${isl} tokens in, ${osl} out, then ${trickle > 0 ? `${trickle} requests/s` : 'none'}`);
       await setRate(peak);
       for (let i = 0; i < o.maxIntervals && !scaledUp; i++) scaledUp = above() || (await sampleInterval('ramp'), above());
       // one more interval under load when it scaled: the new replicas serve, the panels read them
       if (scaledUp) await sampleInterval('ramp');
       panels = [...(await checkPanels()), ...(await checkAlertExprs())];
       alerts = await readAlerts();
-      await setRate(0);
+      if (!scaledUp) blind = await blindness();
+      if (trickle > 0) out(`cool-down: ${trickle} requests/s (Dynamo ${version}'s planner skips an interval without requests: it does not scale down at zero traffic)`);
+      await setRate(trickle);
       if (scaledUp) for (let i = 0; i < o.maxIntervals && !scaledDown; i++) scaledDown = (await sampleInterval('cool-down'), backDown());
+      const after = trickle > 0 ? `${trickle} requests/s` : 'idle';
       verdict = scaledUp && scaledDown;
       verdictText = !scaledUp
-        ? `the planner did not scale up within ${o.maxIntervals} intervals of ${peak} requests/s`
+        ? `the planner did not scale up within ${o.maxIntervals} intervals of ${peak} requests/s${blind ? ` (${blind})` : ''}`
         : !scaledDown
-          ? `the planner scaled up, but not back down within ${o.maxIntervals} idle intervals`
-          : `the planner scaled up under load and back down after, in ${timeline.length} intervals of ${intervalSeconds} s`;
+          ? `the planner scaled up, but not back down within ${o.maxIntervals} ${after} intervals`
+          : `the planner scaled up under load and back down after${trickle > 0 ? ` (at ${after})` : ''}, in ${timeline.length} intervals of ${intervalSeconds} s`;
     } else {
       const steady = o.rate ?? Math.round(profile.replicaCapacity * 0.3 * 100) / 100;
       out(`timeline: one line per planner interval (${intervalSeconds} s); a steady ${steady} requests/s of ${isl} tokens in, ${osl} out${o.slowdown !== 1 ? `, the engine ${o.slowdown} times slower than its profile` : ''}`);
@@ -948,6 +919,9 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
     if (o.keepLogs) {
       fs.mkdirSync(o.keepLogs, { recursive: true });
       fs.writeFileSync(path.join(o.keepLogs, 'metric-names.txt'), `${[...scraped].sort().join('\n')}\n`);
+      // the frontend's own exposition, labels as it exports them (before any scrape relabeling)
+      const exported = await get(target, '/metrics', 5000).catch(() => undefined);
+      if (exported?.status === 200) fs.writeFileSync(path.join(o.keepLogs, 'frontend-metrics.txt'), exported.body);
     }
     await setRate(0);
     loadAbort.abort();
@@ -961,7 +935,7 @@ export async function rehearseSla(sources: readonly LintSource[], o: SlaRehearse
       verdictText += `; ${empty.length} dashboard quer${empty.length === 1 ? 'y' : 'ies'} returned nothing`;
     }
     // what the frontend counted, whoever sent the requests
-    const byStatus = await promQuery(monitoring.socketPath, `sum by (status) (dynamo_frontend_requests_total{${dyn}})`).catch(() => []);
+    const byStatus = await promQuery(monitoring.socketPath, 'sum by (status) (dynamo_frontend_requests_total)').catch(() => []);
     const counted = byStatus.reduce((n, x) => n + x.value, 0);
     const unsuccessful = byStatus.filter((x) => x.metric.status !== 'success').reduce((n, x) => n + x.value, 0);
     out(`verdict: ${verdict ? 'held' : 'failed'}: ${verdictText}; the frontend counted ${Math.round(counted)} requests, ${Math.round(unsuccessful)} not successful${aiperf ? ` (sent by AIPerf ${aiperf.version})` : ` (sent over plain HTTP: ${sent}, ${failed} failed)`}`);

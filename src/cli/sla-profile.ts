@@ -27,12 +27,19 @@ const ITL_SLOPE = 0.9;
  */
 const PREFILL_SHARE = 0.25;
 
-export function writeRehearsalProfile(dir: string, o: { ttftMs: number; itlMs: number; isl: number; osl: number }): RehearsalProfile {
+/**
+ * Writes the profile. `throughput` adds what 0.9's planner reads besides the profiler's keys:
+ * prefill tokens per second per GPU at each prompt length (`isl / ttft`), and decode tokens per
+ * second per GPU at each point (concurrency x tokens per second of one stream).
+ */
+export function writeRehearsalProfile(dir: string, o: { ttftMs: number; itlMs: number; isl: number; osl: number; throughput?: boolean }): RehearsalProfile {
   fs.mkdirSync(dir, { recursive: true });
   // prefill: linear in prompt length, PREFILL_SHARE of the TTFT target at the rehearsal's prompt length
   const islPoints = [0.125, 0.25, 0.5, 1, 1.5, 2, 4].map((f) => Math.max(1, Math.round(o.isl * f)));
   const perToken = (PREFILL_SHARE * o.ttftMs) / o.isl;
-  fs.writeFileSync(path.join(dir, 'prefill_raw_data.json'), JSON.stringify({ prefill_isl: islPoints, prefill_ttft: islPoints.map((x) => Math.round(perToken * x * 100) / 100) }));
+  const prefillTtft = islPoints.map((x) => Math.round(perToken * x * 100) / 100);
+  const prefillThroughput = o.throughput ? { prefill_thpt_per_gpu: islPoints.map((x, i) => Math.round((x / prefillTtft[i]) * 1000 * 100) / 100) } : {};
+  fs.writeFileSync(path.join(dir, 'prefill_raw_data.json'), JSON.stringify({ prefill_isl: islPoints, prefill_ttft: prefillTtft, ...prefillThroughput }));
   // decode: ITL rises with KV usage and meets its target where `concurrency` requests are decoding
   const usageAtTarget = (1 - ITL_BASE) / ITL_SLOPE;
   const concurrency = (DECODE_REPLICA_RPS * o.itlMs * o.osl) / 1000;
@@ -48,7 +55,9 @@ export function writeRehearsalProfile(dir: string, o: { ttftMs: number; itlMs: n
       itl.push(Math.round(o.itlMs * (ITL_BASE + ITL_SLOPE * u) * 100) / 100);
     }
   }
-  fs.writeFileSync(path.join(dir, 'decode_raw_data.json'), JSON.stringify({ x_kv_usage: usage, y_context_length: ctx, z_itl: itl, max_kv_tokens: maxKvTokens }));
+  // requests decoding at once (the KV tokens in use over one request's context), each at 1000 / ITL tokens per second
+  const decodeThroughput = o.throughput ? { z_thpt_per_gpu: usage.map((u, i) => Math.round(((u * maxKvTokens) / ctx[i]) * (1000 / itl[i]) * 100) / 100) } : {};
+  fs.writeFileSync(path.join(dir, 'decode_raw_data.json'), JSON.stringify({ x_kv_usage: usage, y_context_length: ctx, z_itl: itl, max_kv_tokens: maxKvTokens, ...decodeThroughput }));
   const prefillRps = 1000 / (perToken * o.isl);
   return {
     dir,

@@ -6,11 +6,14 @@ import * as YAML from 'yaml';
 import { EXAMPLES } from '../../examples';
 import { Dashboards, renderGraph, aggregatedGraphSpec, Backend } from '../../src';
 import { run } from '../../src/cli/main';
-import { alertMeasure, metricNames, plannerSettings, rehearseSla, requestWorkload, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
+import { manifestModel, indexObjects, releaseOf } from '../../src/core';
+import { alertMeasure, metricNames, plannerFlags, plannerSettings, rehearseSla, requestWorkload, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
 import { RehearsalError } from '../../src/cli/rehearse-plan';
 import { localPrometheusConfig, prometheusObject } from '../../src/cli/sla-monitoring';
-import { dynamoNamespaceOf, graphComponents, graphStatus, podObject, scalingAdapter, withProjectedStatus } from '../../src/cli/sla-pods';
+import { dynamoNamespaceOf, graphComponents, graphStatus, podObject, replicasPatch, scalingAdapter, servedModelPatch, specReplicas, withProjectedStatus } from '../../src/cli/sla-pods';
 import { writeRehearsalProfile } from '../../src/cli/sla-profile';
+import { plannerSettingsOf, slaLoopOf, SLA_LOOPS } from '../../src/cli/sla-release';
+import { DisaggregatedDeployment, Fabric, LoadPredictor, ModelCache, Router } from '../../src/cdk8s';
 
 /** What `rehearse --sla` computes and refuses before it starts anything (the loop itself runs in test/sla/run.ts). */
 
@@ -21,6 +24,20 @@ function crds() {
 }
 
 const example = () => Testing.synth(new EXAMPLES['planned-disaggregated'](Testing.app(), 'p')) as any[];
+/** The planned example's props at Dynamo 0.9.0 (as test/sla/run.ts renders it). */
+const example09 = (planner: Record<string, unknown> = {}) => {
+  const chart = Testing.chart();
+  new DisaggregatedDeployment(chart, 'llama-70b', {
+    model: 'meta-llama/Llama-3.3-70B-Instruct', backend: Backend.vllm(), dynamoVersion: '0.9.0', hfTokenSecret: 'hf-token-secret',
+    modelCache: ModelCache.fromClaim(chart, 'weights', { claimName: 'model-cache' }), fabric: Fabric.rdma(), frontend: { router: Router.kv() },
+    prefill: { tensorParallelSize: 2, maxNumSeqs: 4 }, decode: { tensorParallelSize: 4, maxNumSeqs: 512 },
+    planner: { ttftMs: 300, itlMs: 30, minEndpoint: 1, maxGpuBudget: 16, adjustmentIntervalSeconds: 60, loadPredictor: LoadPredictor.kalman({ qLevel: 0.1, qTrend: 0.01, r: 1.0 }), ...planner },
+    observability: { podMonitors: true },
+  });
+  return Testing.synth(chart).map((o: any) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? 'dynamo-workloads' } })) as any[];
+};
+const CRD_DIR_0_9 = resolve(__dirname, '..', '..', '..', 'shared', 'dynamo', 'crds');
+const crdOf = (file: string, kind: string) => YAML.parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS()).find((d: any) => d?.spec?.names?.kind === kind);
 const graphOf = (objects: any[]) => objects.find((o) => o.kind === 'DynamoGraphDeployment');
 
 /** Whether a PodMonitor's selector (matchLabels and matchExpressions) selects a pod's labels. */
@@ -190,6 +207,118 @@ test('the rehearsal\'s engine profile is in the profiler\'s format, ITL meets it
   }
 });
 
+describe('Dynamo 0.9: the same loop, its release\'s row', () => {
+  const objects = example09();
+  const dgd = graphOf(objects);
+  const planner = () => manifestModel(dgd, indexObjects(objects), { release: releaseOf('0.9.0') }).services.find((s) => s.kind === 'planner')!;
+
+  test('the planner runs with the Planner service\'s own scaling flags; Kubernetes mode, the mocker\'s names, Prometheus and the profile are the rehearsal\'s', () => {
+    const settings = plannerSettingsOf(SLA_LOOPS['0.9.0'], planner());
+    expect([settings.ttftMs, settings.itlMs, settings.intervalSeconds]).toEqual([300, 30, 60]);
+    const { args } = settings.argv({ prometheusUrl: 'http://127.0.0.1:9090', profileDir: '/run/profile', configFile: '/run/c.json' });
+    const manifestArgs: string[] = dgd.spec.services.Planner.extraPodSpec.mainContainer.args;
+    const own = ['--environment', '--backend', '--metric-pulling-prometheus-endpoint', '--profile-results-dir'];
+    // every manifest flag but the rehearsal's own passes as written; the rehearsal's come first, once each
+    expect(args.slice(8)).toEqual(manifestArgs.filter((a) => !own.includes(a.split('=')[0])));
+    expect(args.slice(0, 8)).toEqual(['--environment', 'kubernetes', '--backend', 'mocker', '--metric-pulling-prometheus-endpoint', 'http://127.0.0.1:9090', '--profile-results-dir', '/run/profile']);
+    expect(settings.replaced).toEqual(own.filter((f) => manifestArgs.some((a) => a.startsWith(`${f}=`))));
+  });
+
+  test('the flags a hostile manifest gives the 0.9 planner: files, endpoints, modes and odd values left out and named', () => {
+    const r = plannerFlags(new Map<string, string | true>([
+      ['--ttft', '300'], ['--itl', '30.5'], ['--load-predictor', 'kalman'], ['--no-correction', true],
+      ['--log-dir', '/home/user/.ssh'], ['--load-predictor-warmup-trace', '/etc/shadow'], ['--namespace', 'other'], ['--no-operation', true],
+      ['--metric-reporting-prometheus-port', '22'], ['--max-gpu-budget', '1e9'], ['--load-predictor', 'kalman'], ['--kalman-r', '--x'], ['--model-name', 'm'],
+      ['--metric-pulling-prometheus-endpoint', 'http://evil:9090'], ['--adjustment-interval', true],
+    ]));
+    expect(r.kept).toEqual(['--ttft=300', '--itl=30.5', '--load-predictor=kalman', '--no-correction']);
+    expect(r.dropped).toEqual(['--log-dir', '--load-predictor-warmup-trace', '--namespace', '--no-operation', '--metric-reporting-prometheus-port', '--max-gpu-budget', '--kalman-r', '--model-name', '--adjustment-interval']);
+  });
+
+  test('services read as the 0.9 operator reads them: an adapter for each unless disabled, roles from subComponentType, pods selected by the 0.x monitors', () => {
+    const components = graphComponents(dgd);
+    expect(components.map((c) => [c.name, c.type, c.subType, c.scalingAdapter, c.gpus])).toEqual(
+      Object.entries(dgd.spec.services).map(([name, s]: [string, any]) => [name, s.componentType, s.subComponentType, true, Number(s.resources?.limits?.gpu ?? 0)]),
+    );
+    const off = graphComponents({ spec: { services: { A: { componentType: 'worker', scalingAdapter: { disable: true } } } } });
+    expect(off[0].scalingAdapter).toBe(false);
+    expect(scalingAdapter('llama-70b', 'ns', components[0], 'nvidia.com/v1alpha1')).toMatchObject({ apiVersion: 'nvidia.com/v1alpha1', spec: { dgdRef: { name: 'llama-70b', serviceName: components[0].name } } });
+    const monitors = objects.filter((o) => o.kind === 'PodMonitor');
+    const ns = dynamoNamespaceOf('dynamo-workloads', 'llama-70b');
+    for (const c of components) {
+      const pod: any = podObject(dgd, c, 0, ns, c.type === 'worker' ? 9103 : undefined);
+      const selecting = monitors.filter((m) => selects(m.spec.selector, pod.metadata.labels));
+      expect([c.name, selecting.map((m) => m.metadata.name)]).toEqual([c.name, [`llama-70b-${c.type}`]]);
+      expect(selecting[0].spec.podMetricsEndpoints.map((e: any) => e.port)).toContain(pod.spec.containers[0].ports[0].name);
+      if (c.subType) expect(pod.metadata.labels['nvidia.com/dynamo-sub-component-type']).toBe(c.subType);
+    }
+    expect((podObject(dgd, components.find((c) => c.type === 'worker')!, 0, ns, 9103) as any).spec.containers[0].ports[0]).toEqual({ name: 'system', containerPort: 9103, protocol: 'TCP' });
+  });
+
+  test('replicas read and written in either form; adapters\' replicas patch the graph where the spec has none', () => {
+    const v1alpha1 = { spec: { services: { Decode: { replicas: 2 }, Prefill: {} } } };
+    const v1beta1 = { spec: { components: [{ name: 'Prefill' }, { name: 'Decode', replicas: 2 }] } };
+    // where the spec says none, the adapter's replicas are still written into it (1.6's planner reads the spec's)
+    for (const g of [v1alpha1, v1beta1]) expect([specReplicas(g, 'Decode'), specReplicas(g, 'Prefill')]).toEqual([2, undefined]);
+    expect(replicasPatch(v1alpha1, 'Prefill', 3)).toEqual({ body: JSON.stringify({ spec: { services: { Prefill: { replicas: 3 } } } }), contentType: 'application/merge-patch+json' });
+    expect(replicasPatch(v1beta1, 'Decode', 3)).toEqual({ body: JSON.stringify([{ op: 'add', path: '/spec/components/1/replicas', value: 3 }]), contentType: 'application/json-patch+json' });
+    expect([replicasPatch(v1alpha1, 'Nope', 1), replicasPatch(v1beta1, 'Nope', 1)]).toEqual([undefined, undefined]);
+  });
+
+  test('the v1alpha1 status: services and the Ready condition, every field one the 0.9 CRD declares', () => {
+    const components = graphComponents(dgd);
+    const counts = new Map(components.map((c) => [c.name, { desired: 2, ready: c.subType === 'decode' ? 1 : 2 }]));
+    const st: any = graphStatus(4, components, counts, 'llama-70b', 'x', '2026-01-01T00:00:00Z', 'm', 'nvidia.com/v1alpha1');
+    expect(st.status.conditions[0]).toMatchObject({ type: 'Ready', status: 'False', observedGeneration: 4 });
+    const crd = crdOf(join(CRD_DIR_0_9, 'nvidia.com_dynamographdeployments.yaml'), 'DynamoGraphDeployment');
+    const schema = crd.spec.versions.find((v: any) => v.name === 'v1alpha1').schema.openAPIV3Schema.properties.status;
+    expect(Object.keys(st.status).every((k) => k in schema.properties)).toBe(true);
+    for (const s of Object.values(st.status.services) as any[]) expect(Object.keys(s).filter((k) => !(k in schema.properties.services.additionalProperties.properties))).toEqual([]);
+    expect(Object.keys(st.status.conditions[0]).filter((k) => !(k in schema.properties.conditions.items.properties))).toEqual([]);
+    counts.set(components.find((c) => c.subType === 'decode')!.name, { desired: 2, ready: 2 });
+    expect((graphStatus(4, components, counts, 'llama-70b', 'x', 'now', 'm', 'nvidia.com/v1alpha1') as any).status.conditions[0].status).toBe('True');
+  });
+
+  test('the served model name written where the 0.9 planner reads it: the workers\' --served-model-name, once', () => {
+    const patch = JSON.parse(servedModelPatch(dgd, '/run/model')!);
+    const workers = Object.entries(dgd.spec.services).filter(([, s]: [string, any]) => s.componentType === 'worker').map(([n]) => n);
+    expect(Object.keys(patch.spec.services).sort()).toEqual(workers.sort());
+    for (const w of workers) expect(patch.spec.services[w].extraPodSpec.mainContainer.args).toEqual([...dgd.spec.services[w].extraPodSpec.mainContainer.args, '--served-model-name', '/run/model']);
+    const applied = { spec: { services: Object.fromEntries(Object.entries(dgd.spec.services).map(([n, s]: [string, any]) => [n, patch.spec.services[n] ? { ...s, extraPodSpec: { mainContainer: patch.spec.services[n].extraPodSpec.mainContainer } } : s])) } };
+    expect(servedModelPatch(applied, '/run/model')).toBeUndefined();
+    expect(JSON.parse(servedModelPatch(applied, '/other')!).spec.services[workers[0]].extraPodSpec.mainContainer.args.filter((a: string) => a === '--served-model-name').length).toBe(1);
+    expect(servedModelPatch(graphOf(example()), '/run/model')).toBeUndefined();
+  });
+
+  test('the profile\'s throughput keys for the 0.9 planner: isl / TTFT, and concurrency x tokens per second per stream', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sla-profile-'));
+    try {
+      writeRehearsalProfile(dir, { ttftMs: 300, itlMs: 30, isl: 1000, osl: 100, throughput: true });
+      const prefill = JSON.parse(readFileSync(join(dir, 'prefill_raw_data.json'), 'utf8'));
+      const decode = JSON.parse(readFileSync(join(dir, 'decode_raw_data.json'), 'utf8'));
+      prefill.prefill_isl.forEach((isl: number, i: number) => expect(prefill.prefill_thpt_per_gpu[i]).toBeCloseTo((isl / prefill.prefill_ttft[i]) * 1000, 0));
+      expect(decode.z_thpt_per_gpu.length).toBe(decode.z_itl.length);
+      // at the ITL target and the rehearsal's context: about one replica's 1 request/s of 100 tokens
+      const i = decode.z_itl.findIndex((itl: number, j: number) => Math.abs(itl - 30 * (0.3 + 0.9 * decode.x_kv_usage[j])) < 0.01 && decode.y_context_length[j] === 1050 && decode.x_kv_usage[j] === 0.8);
+      expect(decode.z_thpt_per_gpu[i]).toBeCloseTo(((0.8 * decode.max_kv_tokens) / 1050) * (1000 / decode.z_itl[i]), 1);
+      writeRehearsalProfile(dir, { ttftMs: 300, itlMs: 30, isl: 1000, osl: 100 });
+      expect(Object.keys(JSON.parse(readFileSync(join(dir, 'decode_raw_data.json'), 'utf8')))).not.toContain('z_thpt_per_gpu');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('each release\'s row: 0.9 runs planner_sla from flags, ready by its metrics (its health stays 503), with a cool-down trickle; 1.6.1 as before', () => {
+    expect(SLA_LOOPS['0.9.0']).toMatchObject({ apiVersion: 'nvidia.com/v1alpha1', planner: { module: 'dynamo.planner.planner_sla', settings: 'flags', readiness: 'metrics', startDelaySeconds: 30, profileThroughput: true, modelName: 'worker-args' } });
+    expect(SLA_LOOPS['0.9.0'].planner.idleTrickle).toBeGreaterThan(0);
+    expect(SLA_LOOPS['1.6.1']).toMatchObject({ apiVersion: 'nvidia.com/v1beta1', planner: { module: 'dynamo.planner', settings: 'config', readiness: 'health', profileThroughput: false, modelName: 'status' } });
+    expect(SLA_LOOPS['1.6.1'].planner.idleTrickle).toBeUndefined();
+    expect(SLA_LOOPS['0.9.0'].planner.env('/d', 'nats://127.0.0.1:4222')).toEqual({ DYN_STORE_KV: 'file', DYN_FILE_KV: '/d', NATS_SERVER: 'nats://127.0.0.1:4222' });
+    expect(SLA_LOOPS['1.6.1'].planner.env('/d', undefined)).toEqual({ DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: '/d' });
+    expect(() => slaLoopOf('0.8.1')).toThrow(/runs the planner of Dynamo 1\.6\.1, 0\.9\.0; the graph runs 0\.8\.1/);
+  });
+});
+
 describe('refused before anything starts', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sla-refused-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -205,7 +334,7 @@ describe('refused before anything starts', () => {
     const r = renderGraph(aggregatedGraphSpec('g', 'ns', { model: 'm', backend: Backend.vllm(), workers: {} }));
     await expect(sla([r.graph])).rejects.toThrow(new RehearsalError('g has no Planner: --sla rehearses a planner\'s control loop (add planner: { ttftMs, itlMs } to the deployment, or rehearse without --sla)'));
     const old = renderGraph(aggregatedGraphSpec('g', 'ns', { model: 'm', backend: Backend.vllm(), workers: {}, dynamoVersion: '0.9.0' }));
-    await expect(sla([old.graph])).rejects.toThrow(/Dynamo 0\.9\.0's planner \(planner_sla\).*an SLA rehearsal runs the 1\.x planner/);
+    await expect(sla([old.graph])).rejects.toThrow(new RehearsalError('g has no Planner: --sla rehearses a planner\'s control loop (add planner: { ttftMs, itlMs } to the deployment, or rehearse without --sla)'));
     await expect(sla([{ apiVersion: 'nvidia.com/v1beta1', kind: 'DynamoGraphDeploymentRequest', metadata: { name: 'r' }, spec: {} }])).rejects.toThrow(/generated in the cluster by the profiler/);
   });
 
@@ -220,6 +349,12 @@ describe('refused before anything starts', () => {
     await expect(sla(example(), { peersDir: peers, crds: [] })).rejects.toThrow(/needs the CRDs of DynamoGraphDeployment, DynamoGraphDeploymentScalingAdapter, PodMonitor, PrometheusRule, Prometheus, Probe/);
     const noMonitors = example().filter((o) => o.kind !== 'PodMonitor');
     await expect(sla(noMonitors, { peersDir: peers })).rejects.toThrow(/^the files hold no PodMonitor: the planner would read no metrics/);
+    // 0.9's planner reads v1alpha1: the 1.x graph CRD stores v1beta1 and converts through a webhook no rehearsal runs
+    const operatorCrds = join(peers, 'crds', 'prometheus-operator');
+    mkdirSync(operatorCrds, { recursive: true });
+    const stub = (kind: string) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${kind.toLowerCase()}s.monitoring.coreos.com` }, spec: { group: 'monitoring.coreos.com', names: { kind }, versions: [{ name: 'v1', served: true, storage: true }] } });
+    writeFileSync(join(operatorCrds, 'stubs.yaml'), ['PodMonitor', 'PrometheusRule', 'Prometheus', 'Probe'].map((k) => YAML.stringify(stub(k))).join('---\n'));
+    await expect(sla(example09(), { peersDir: peers })).rejects.toThrow(/^Dynamo 0\.9\.0's planner reads nvidia\.com\/v1alpha1, which the CRD of DynamoGraphDeployment \(stores v1beta1, converts through the operator's webhook\) given does not serve as stored/);
   });
 });
 

@@ -118,11 +118,16 @@ describe.each(LINES_0X)('the %s.x monitors, as the 0.x platform chart writes the
   const version = `${line}.0`;
   const monitors: any[] = renderPodMonitors({ graph: observedGraphOf(spec(version, {})) }, undefined);
 
-  test('one component type each (0.x pods of prefill and decode workers are of type worker), every 30 s, no relabelings', () => {
+  test('one component type each (0.x pods of prefill and decode workers are of type worker), every 30 s; the frontend series get dynamo_namespace', () => {
     for (const [component, type, port] of [['frontend', 'frontend', 'http'], ['worker', 'worker', 'system'], ['planner', 'planner', 'metrics']]) {
       const m = byName(monitors, component);
       expect(m.spec.selector).toEqual({ matchLabels: { 'nvidia.com/dynamo-graph-deployment-name': 'llm', 'nvidia.com/dynamo-component-type': type, 'nvidia.com/metrics-enabled': 'true' } });
-      expect(endpoint(m)).toEqual({ port, path: '/metrics', interval: '30s' });
+      // the 0.9 planner keeps only frontend series whose dynamo_namespace is its own, which the 0.9.0 frontend
+      // does not export (measured by rehearse --sla: without the label the planner saw no requests at 3x capacity)
+      const relabel = component === 'frontend'
+        ? { honorLabels: true, relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_label_nvidia_com_dynamo_namespace'], targetLabel: 'dynamo_namespace' }] }
+        : {};
+      expect(endpoint(m)).toEqual({ port, path: '/metrics', interval: '30s', ...relabel });
     }
     expect(intervals(renderPodMonitors({ namespace: 'dynamo-system', dynamoVersion: version }, undefined))).toEqual(['30s']);
     // a planner that adjusts faster than every minute is scraped at half its interval

@@ -203,6 +203,9 @@ describe('planner in a graph (DGD)', () => {
       '--adjustment-interval=30',
       '--max-gpu-budget=8',
       '--min-endpoint=1',
+      // the 0.9 planner counts an engine as 1 GPU unless told (measured: it sized TP4 decode as 15 engines of 1 GPU)
+      '--prefill-engine-num-gpu=1',
+      '--decode-engine-num-gpu=2',
       '--ttft=250',
       '--itl=20',
       '--metric-pulling-prometheus-endpoint=http://prom.monitoring:9090',

@@ -163,7 +163,7 @@ async function main(): Promise<number> {
     // Dynamo 0.9.0: its planner_sla with the Planner service's flags, a v1alpha1 graph, NATS; down under a trickle
     const loop09 = await run('ramp-0.9', planned09, { load: 'ramp', maxIntervals: 4, crds: crds09 });
     checkLoop('ramp-0.9', loop09);
-    if (loop09 && !loop09.timeline.some((r) => r.phase === 'cool-down' && r.offered > 0)) fail('ramp-0.9: the cool-down sent no trickle, under which alone 0.9.0 scales down');
+    if (loop09?.scaledUp && !loop09.timeline.some((r) => r.phase === 'cool-down' && r.offered > 0)) fail('ramp-0.9: the cool-down sent no trickle, under which alone 0.9.0 scales down');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -7,7 +7,7 @@ import { Fabric, workerImageOf } from './fabric';
 import { checkFrontend, FrontendOptions, renderFrontend } from './frontend';
 import { GraphTopologyConstraint, IMAGE_PULL_POLICIES, ImagePullPolicy, KubeObject, NameRef, nameOf } from '../base/k8s';
 import { checkExistingModelCache, modelCacheMount } from './model-cache';
-import { checkGraphPlanner, PlannerOptions, plannerConfigMapName, renderPlanner } from './planner';
+import { checkGraphPlanner, EngineGpus, PlannerOptions, plannerConfigMapName, renderPlanner } from './planner';
 import { checkGraphManifest, Finding, reportDraftFindings, reportFindings } from '../rules';
 import { at } from '../model/graph-model';
 import { Router } from './router';
@@ -15,7 +15,7 @@ import { checkGraphPlacement, DEFAULT_POD_SECURITY, DgdService, POD_SECURITY_LEV
 import { prune } from '../base/util';
 import { GRAPH_FORMATS } from '../model/graph-formats';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf, RELEASES, runtimeVersionOf } from '../releases/versions';
-import { checkExtraArgs, checkWorker, engineConfigMapName, renderWorker, WorkerOptions } from './worker';
+import { checkExtraArgs, checkWorker, engineConfigMapName, renderWorker, WorkerOptions, workerShape } from './worker';
 
 /** A model cache as a graph sees it: a claim and a mount path. */
 export interface IModelCache {
@@ -461,6 +461,15 @@ export function findingsOnEveryRelease(draft: (release: DynamoRelease, version: 
   return kept ?? [];
 }
 
+/** GPUs per engine of the graph's prefill and decode workers (across their nodes). */
+function engineGpusOf(spec: GraphSpec): EngineGpus {
+  const of = (role: 'prefill' | 'decode') => {
+    const w = spec.components.find((c) => c.kind === 'worker' && c.role === role);
+    return w?.kind === 'worker' && w.options !== undefined ? workerShape(w.options).gpus : undefined;
+  };
+  return { prefill: of('prefill'), decode: of('decode') };
+}
+
 /** Validates a graph and renders its DynamoGraphDeployment and ConfigMaps. */
 export function renderGraph(spec: GraphSpec, options: RenderOptions = {}): RenderedGraph {
   const d = new Diagnostics();
@@ -486,7 +495,8 @@ function buildGraph(d: Diagnostics, spec: GraphSpec, release: DynamoRelease): { 
     if (c.kind === 'frontend') {
       services[c.name] = renderFrontend(ctx, c.options);
     } else if (c.kind === 'planner') {
-      const r = renderPlanner(ctx, c.name, c.options);
+      // told the GPUs per engine of the workers it scales (as the engines have them, in a rehearsal too)
+      const r = renderPlanner(ctx, c.name, c.options, engineGpusOf(spec));
       services[c.name] = r.service;
       if (r.configMap) configMaps.push(r.configMap);
     } else {

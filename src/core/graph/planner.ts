@@ -152,8 +152,19 @@ export function checkGraphPlanner(d: Diagnostics, path: string, o: PlannerOption
   if (o.itlMs === undefined) d.error(join(path, 'itlMs'), 'is required: the inter-token latency target (ms) the planner scales for', 'required');
 }
 
-/** The planner's command-line flags in a graph on 0.8/0.9; the 1.x planner reads `plannerConfig` from a file instead. */
-export function plannerFlags(ctx: GraphContext, o: PlannerOptions): string[] {
+/** GPUs per engine of the graph's prefill and decode workers, where they have GPUs. */
+export interface EngineGpus {
+  readonly prefill?: number;
+  readonly decode?: number;
+}
+
+/**
+ * The planner's command-line flags in a graph on 0.8/0.9; the 1.x planner reads `plannerConfig` from a
+ * file instead. The 0.8/0.9 planner counts each engine as 1 GPU unless told (`--prefill-engine-num-gpu`,
+ * `--decode-engine-num-gpu`), and sizes within its budget by that count: a graph of TP4 engines is told.
+ * (1.x reads the GPUs per engine from the graph's status.)
+ */
+export function plannerFlags(ctx: GraphContext, o: PlannerOptions, gpus: EngineGpus = {}): string[] {
   const p = ctx.release.planner;
   const flags = [
     '--environment=kubernetes',
@@ -163,6 +174,8 @@ export function plannerFlags(ctx: GraphContext, o: PlannerOptions): string[] {
   if (o.adjustmentIntervalSeconds !== undefined) flags.push(`--adjustment-interval=${o.adjustmentIntervalSeconds}`);
   if (o.maxGpuBudget !== undefined) flags.push(`--max-gpu-budget=${o.maxGpuBudget}`);
   if (o.minEndpoint !== undefined) flags.push(`--min-endpoint=${o.minEndpoint}`);
+  if (gpus.prefill !== undefined) flags.push(`--prefill-engine-num-gpu=${gpus.prefill}`);
+  if (gpus.decode !== undefined) flags.push(`--decode-engine-num-gpu=${gpus.decode}`);
   flags.push(`--ttft=${o.ttftMs}`, `--itl=${o.itlMs}`);
   if (o.loadPredictor) flags.push(...o.loadPredictor._flags(ctx.release));
   if (o.prometheusEndpoint !== undefined) flags.push(`--metric-pulling-prometheus-endpoint=${prometheusUrl(o.prometheusEndpoint)}`);
@@ -195,7 +208,7 @@ export function plannerConfigMapName(graphName: string, serviceName: string): st
 }
 
 /** The planner service of a graph, and (Dynamo 1.x) the ConfigMap of its PlannerConfig. */
-export function renderPlanner(ctx: GraphContext, serviceName: string, o: PlannerOptions): { service: DgdService; configMap?: KubeObject } {
+export function renderPlanner(ctx: GraphContext, serviceName: string, o: PlannerOptions, gpus: EngineGpus = {}): { service: DgdService; configMap?: KubeObject } {
   const p = ctx.release.planner;
   const config = p.config;
   const configMapName = config ? plannerConfigMapName(ctx.name, serviceName) : undefined;
@@ -232,7 +245,7 @@ export function renderPlanner(ctx: GraphContext, serviceName: string, o: Planner
         imagePullPolicy: ctx.imagePullPolicy,
         workingDir: p.workingDir,
         command: [...p.command],
-        args: config ? ['--config', `${config.dir}/${config.file}`] : plannerFlags(ctx, o),
+        args: config ? ['--config', `${config.dir}/${config.file}`] : plannerFlags(ctx, o, gpus),
         ports: [{ name: 'metrics', containerPort: p.metricsPort, protocol: 'TCP' }],
         volumeMounts: [
           { name: PROFILE_RESULTS_VOLUME, mountPath: p.profileResultsDir, readOnly: true },

@@ -396,7 +396,10 @@ const PLANNER_METRICS_1_X: PlannerMetricNames = {
 const MONITORING_0_X: MonitoringRelease = {
   scrapeIntervalSeconds: 30,
   podMonitors: [
-    { component: 'frontend', componentTypes: ['frontend'], port: 'http' },
+    // the 0.9 planner keeps only frontend series whose dynamo_namespace is its namespace, and the
+    // 0.9.0 frontend exports no such label (measured): the scrape adds it, as the 1.x chart does.
+    // Dynamo 0.9's own chart does not, which leaves its planner without metrics
+    { component: 'frontend', componentTypes: ['frontend'], port: 'http', honorLabels: true, podLabelsAsTargetLabels: { 'nvidia.com/dynamo-namespace': 'dynamo_namespace' } },
     { component: 'worker', componentTypes: ['worker'], port: 'system' },
     { component: 'planner', componentTypes: ['planner'], port: 'metrics' },
   ],
