@@ -192,6 +192,6 @@ bench.spawn(project.tasks.tryFind('post-compile')!);
 bench.exec('ts-node --transpile-only --project test/tsconfig.json bench/run.ts');
 
 project.gitignore.exclude('/dist/', '/.bench/', '/.cache/');
-project.npmignore?.exclude('/examples/', '/dist/', '/.ci/', '/bench/', '/.bench/', '/.cache/', '/projenrc/', 'BENCHMARKS.md');
+project.npmignore?.exclude('/examples/', '/dist/', '/.ci/', '/bench/', '/.bench/', '/.cache/', '/projenrc/', 'BENCHMARKS.md', 'API.md');
 
 project.synth();

@@ -6,7 +6,7 @@ import { Diagnostics, show } from '../base/errors';
 import { BackendName, DynamoRelease } from '../releases/versions';
 
 export { BackendName } from '../releases/versions';
-export type { KvEventsMode, WorkerRole, WorkerLaunch, WorkerCommand, BackendRenderer, NixlBackend } from './renderer';
+export type { KvEventsMode, WorkerRole, NixlBackend } from './renderer';
 import type { BackendRenderer } from './renderer';
 
 /** CUDA major version of a runtime image: 13 on 1.x (1.6.1 included), whose runtime images are CUDA 13 only; 12 or 13 on 0.8/0.9. */

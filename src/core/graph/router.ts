@@ -90,9 +90,6 @@ const KV_ROUTER_KEYS = optionKeys<KvRouterOptions>()(
   'pruneTargetRatio',
 );
 
-export { KV_ROUTER_RANGES } from '../rules/router';
-export type { KvRouterNumber } from '../rules/router';
-
 // every numeric router option has a range, and nothing else does
 const RANGES_MATCH_OPTIONS: Readonly<Record<Exclude<keyof KvRouterOptions, 'kvEvents' | 'replicaSync'>, unknown>> & Readonly<Record<KvRouterNumber, unknown>> = KV_ROUTER_RANGES;
 void RANGES_MATCH_OPTIONS;
