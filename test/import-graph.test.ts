@@ -87,7 +87,7 @@ test('the cdk8s shell loads cdk8s and never Pulumi; the Pulumi shell the reverse
   expect(cli.filter((p) => ENGINES.includes(p))).toEqual([]);
 });
 
-test('the shells and the command line reach the core only through its entry point, so that a bundle shares one core', () => {
+test('the shells and the command line reach the core only through its entry points (public and internal), so that a bundle shares one core', () => {
   const deep: string[] = [];
   const tsFiles = (dir: string): string[] =>
     fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? tsFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
@@ -95,13 +95,19 @@ test('the shells and the command line reach the core only through its entry poin
     for (const file of tsFiles(path.join(SRC, dir))) {
       const { eager, lazy } = importsOf(file);
       for (const spec of [...eager, ...lazy].filter((s) => s.startsWith('.'))) {
-        // whatever the file's depth, what it imports must be in its own shell or be the core entry
+        // whatever the file's depth, what it imports must be in its own shell or be one of the core's entries
         const target = path.resolve(path.dirname(file), spec);
-        if (!target.startsWith(path.join(SRC, dir)) && target !== path.join(SRC, 'core')) deep.push(`${path.relative(SRC, file)}: ${spec}`);
+        if (!target.startsWith(path.join(SRC, dir)) && target !== path.join(SRC, 'core') && target !== path.join(SRC, 'core', 'internal')) deep.push(`${path.relative(SRC, file)}: ${spec}`);
       }
     }
   }
   expect(deep).toEqual([]);
+});
+
+test("the core's public entry only re-exports (its bundle takes each name from the internal one), and names what it exports", () => {
+  const source = ts.createSourceFile('index.ts', fs.readFileSync(path.join(SRC, 'core', 'index.ts'), 'utf8'), ts.ScriptTarget.ES2022, true);
+  const other = source.statements.filter((s) => !(ts.isExportDeclaration(s) && s.moduleSpecifier && s.exportClause && ts.isNamedExports(s.exportClause)));
+  expect(other.map((s) => s.getText())).toEqual([]);
 });
 
 /**

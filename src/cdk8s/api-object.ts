@@ -1,6 +1,6 @@
 import { ApiObject, ApiObjectProps, Chart, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
-import { KubeObject, NameRef, nameOf } from '../core';
+import { KubeObject, NameRef, nameOf } from '../core/internal';
 
 /**
  * An ApiObject whose content is rendered by core when synthesized. `prepare`

@@ -1,6 +1,6 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Diagnostics, patchPointer, PatchScope } from '../core';
+import { Diagnostics, patchPointer, PatchScope } from '../core/internal';
 import type { DynamoGraph } from './graph';
 
 /**

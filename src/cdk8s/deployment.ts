@@ -14,7 +14,7 @@ import {
   ObservabilityOptions,
   ObservedGraph,
   ValidationWarning,
-} from '../core';
+} from '../core/internal';
 import { namespaceOf } from './api-object';
 import { Frontend } from './frontend';
 import { addObservability } from './observability';
@@ -23,7 +23,7 @@ import { Planner } from './planner';
 import { DecodeWorker, PrefillWorker, Worker } from './worker';
 import { StrictOptions } from './warnings';
 
-interface NamedProps extends StrictOptions {
+export interface NamedProps extends StrictOptions {
   /**
    * `metadata.name` of the DynamoGraphDeployment.
    * @default - the construct id

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { checkFluxKustomization, Diagnostics, FluxKustomizationOptions, FluxKustomizationRef, renderFluxKustomization } from '../core';
+import { checkFluxKustomization, Diagnostics, FluxKustomizationOptions, FluxKustomizationRef, renderFluxKustomization } from '../core/internal';
 import { apiObjectFromCore } from './api-object';
 
 export interface FluxKustomizationProps extends FluxKustomizationOptions {

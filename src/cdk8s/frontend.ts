@@ -1,4 +1,4 @@
-import { FrontendOptions } from '../core';
+import { FrontendOptions } from '../core/internal';
 import { GraphComponent } from './component';
 import { DynamoGraph } from './graph';
 

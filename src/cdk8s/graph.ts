@@ -21,7 +21,7 @@ import {
   RenderedGraph,
   servicePointer,
   ValidationWarning,
-} from '../core';
+} from '../core/internal';
 import { namespaceOf, RenderedApiObject } from './api-object';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 

@@ -1,6 +1,6 @@
 import { ApiObject, Helm } from 'cdk8s';
 import { Construct } from 'constructs';
-import { HelmInstall, HelmReleaseSpec, namespaceObject, renderFluxObjects, templateFlags } from '../core';
+import { HelmInstall, HelmReleaseSpec, namespaceObject, renderFluxObjects, templateFlags } from '../core/internal';
 import { apiObjectFromCore } from './api-object';
 
 /**

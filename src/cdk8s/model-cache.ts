@@ -10,7 +10,7 @@ import {
   nameOf,
   renderModelCachePvc,
   ValidationWarning,
-} from '../core';
+} from '../core/internal';
 import { apiObjectFromCore, namespaceOf } from './api-object';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 

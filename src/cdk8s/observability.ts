@@ -14,7 +14,7 @@ import {
   renderSlaAlerts,
   SlaAlertOptions,
   slaAlertsMetadata,
-} from '../core';
+} from '../core/internal';
 import { apiObjectFromCore, RenderedApiObject } from './api-object';
 
 export interface GrafanaDashboardProps {

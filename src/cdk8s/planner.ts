@@ -1,4 +1,4 @@
-import { PlannerOptions } from '../core';
+import { PlannerOptions } from '../core/internal';
 import { GraphComponent } from './component';
 import { DynamoGraph } from './graph';
 

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel, ValidationWarning } from '../core';
+import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel, ValidationWarning } from '../core/internal';
 import { apiObjectFromCore } from './api-object';
 import { apiObjectsOf, installReleases } from './helm';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';

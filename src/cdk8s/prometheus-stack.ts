@@ -7,7 +7,7 @@ import {
   PrometheusStackOptions,
   prometheusStackModel,
   ValidationWarning,
-} from '../core';
+} from '../core/internal';
 import { apiObjectsOf, installReleases } from './helm';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 

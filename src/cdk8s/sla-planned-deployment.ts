@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { IObservable, NameRef, ObservedGraph, renderSlaPlanned, SlaPlannedDeploymentOptions, slaPlannedObservedGraph, ValidationWarning } from '../core';
+import { IObservable, NameRef, ObservedGraph, renderSlaPlanned, SlaPlannedDeploymentOptions, slaPlannedObservedGraph, ValidationWarning } from '../core/internal';
 import { apiObjectFromCore, namespaceOf } from './api-object';
 import { reportWarningsOnSynth, StrictOptions } from './warnings';
 

@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { DynamoValidationError, ValidationWarning } from '../core';
+import { DynamoValidationError, ValidationWarning } from '../core/internal';
 
 /** Options shared by the constructs that validate a whole deployment. */
 export interface StrictOptions {

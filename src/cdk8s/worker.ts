@@ -1,11 +1,11 @@
-import { WorkerOptions, WorkerRole } from '../core';
+import { WorkerOptions, WorkerRole } from '../core/internal';
 import { GraphComponent } from './component';
 import { DynamoGraph } from './graph';
 
 export interface WorkerProps extends WorkerOptions {}
 
 /** A pool of GPU workers of one role. The construct id is the service name unless `serviceName` is set. */
-abstract class WorkerBase extends GraphComponent {
+export abstract class WorkerBase extends GraphComponent {
   protected constructor(graph: DynamoGraph, id: string, role: WorkerRole, props: WorkerProps) {
     super(graph, id, props?.serviceName ?? id);
     const component = { kind: 'worker' as const, role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options: props };

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { CliIo } from './args';
-import { runLint, USAGE } from './lint-command';
-import { runRehearse } from './rehearse-command';
+import { runLint, USAGE } from './lint/command';
+import { runRehearse } from './rehearse/command';
 import { readAtMost } from './sources';
 
 export { CliIo } from './args';
-export { BUNDLED_CRDS, bundleCrds } from './lint-command';
+export { BUNDLED_CRDS, bundleCrds } from './lint/command';
 
 /**
  * Runs the command line; returns the exit status (a promise of it with `--server`, which

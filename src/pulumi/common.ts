@@ -1,6 +1,6 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { Diagnostics, DynamoValidationError, KubeObject, ValidationWarning } from '../core';
+import { Diagnostics, DynamoValidationError, KubeObject, ValidationWarning } from '../core/internal';
 
 /** The type token of a component: `dynamo-constructs:index:<ClassName>`. */
 export function typeToken(className: string): string {

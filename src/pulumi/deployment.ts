@@ -11,7 +11,7 @@ import {
   markChecked,
   ObservabilityOptions,
   ObservedGraph,
-} from '../core';
+} from '../core/internal';
 import { StrictArgs, typeToken } from './common';
 import { Frontend } from './frontend';
 import { registerObservability } from './observability';
@@ -19,7 +19,7 @@ import { DynamoGraph } from './graph';
 import { Planner } from './planner';
 import { DecodeWorker, PrefillWorker, Worker } from './worker';
 
-interface NamedArgs extends StrictArgs {
+export interface NamedArgs extends StrictArgs {
   /**
    * `metadata.name` of the DynamoGraphDeployment.
    * @default - the component name

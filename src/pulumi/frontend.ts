@@ -1,5 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
-import { ComponentSpec, FrontendOptions } from '../core';
+import { ComponentSpec, FrontendOptions } from '../core/internal';
 import { typeToken } from './common';
 import { DynamoGraph } from './graph';
 

@@ -15,7 +15,7 @@ import {
   releaseOf,
   renderGraph,
   RenderedGraph,
-} from '../core';
+} from '../core/internal';
 import { childOptions, registerObject, reportWarnings, resourcesOf, StrictArgs, typeToken } from './common';
 
 export interface DynamoGraphArgs extends GraphOptions, StrictArgs {

@@ -1,6 +1,6 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { HelmReleaseSpec } from '../core';
+import { HelmReleaseSpec } from '../core/internal';
 import { childOptions } from './common';
 
 /**

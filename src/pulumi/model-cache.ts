@@ -7,7 +7,7 @@ import {
   IModelCache,
   ModelCacheOptions,
   renderModelCachePvc,
-} from '../core';
+} from '../core/internal';
 import { childOptions, registerObject, reportWarnings, StrictArgs, typeToken } from './common';
 
 export interface ModelCacheArgs extends ModelCacheOptions, StrictArgs {

@@ -14,7 +14,7 @@ import {
   renderDeploymentPodMonitors,
   renderSlaAlerts,
   SlaAlertOptions,
-} from '../core';
+} from '../core/internal';
 import { childOptions, registerObject, typeToken } from './common';
 
 

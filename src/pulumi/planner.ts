@@ -1,5 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
-import { ComponentSpec, PlannerOptions } from '../core';
+import { ComponentSpec, PlannerOptions } from '../core/internal';
 import { childOptions, typeToken } from './common';
 import { DynamoGraph } from './graph';
 

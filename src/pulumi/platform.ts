@@ -1,6 +1,6 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel } from '../core';
+import { checkDynamoPlatform, Diagnostics, DynamoPlatformOptions, dynamoPlatformModel } from '../core/internal';
 import { childOptions, registerObject, rejectInstall, reportWarnings, StrictArgs, typeToken } from './common';
 import { registerReleases } from './helm';
 

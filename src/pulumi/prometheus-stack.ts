@@ -1,6 +1,6 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { checkPrometheusStack, Diagnostics, IPrometheusEndpoint, PrometheusStackOptions, prometheusStackModel } from '../core';
+import { checkPrometheusStack, Diagnostics, IPrometheusEndpoint, PrometheusStackOptions, prometheusStackModel } from '../core/internal';
 import { rejectInstall, reportWarnings, StrictArgs, typeToken } from './common';
 import { registerReleases } from './helm';
 

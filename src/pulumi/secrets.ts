@@ -11,7 +11,7 @@ import {
   NGC_REGISTRY,
   NGC_USERNAME,
   show,
-} from '../core';
+} from '../core/internal';
 import { childOptions, typeToken } from './common';
 
 /** A secret value: a Pulumi secret Output (`config.requireSecret(...)`, `pulumi.secret(...)`). */
@@ -27,7 +27,7 @@ function checkSecretValue(d: Diagnostics, path: string, value: unknown): void {
   }
 }
 
-interface SecretArgs {
+export interface SecretArgs {
   /**
    * Name of the Secret.
    * @default - the component name

@@ -1,5 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
-import { IObservable, ObservedGraph, renderSlaPlanned, SlaPlannedDeploymentOptions, slaPlannedObservedGraph } from '../core';
+import { IObservable, ObservedGraph, renderSlaPlanned, SlaPlannedDeploymentOptions, slaPlannedObservedGraph } from '../core/internal';
 import { childOptions, registerObject, reportWarnings, resourcesOf, StrictArgs, typeToken } from './common';
 
 export interface SlaPlannedDeploymentArgs extends SlaPlannedDeploymentOptions, StrictArgs {

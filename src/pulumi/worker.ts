@@ -1,5 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
-import { ComponentSpec, WorkerOptions, WorkerRole } from '../core';
+import { ComponentSpec, WorkerOptions, WorkerRole } from '../core/internal';
 import { childOptions, typeToken } from './common';
 import { DynamoGraph } from './graph';
 
@@ -8,7 +8,7 @@ export interface WorkerArgs extends WorkerOptions {
   readonly graph: DynamoGraph;
 }
 
-abstract class WorkerBase extends pulumi.ComponentResource {
+export abstract class WorkerBase extends pulumi.ComponentResource {
   /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
   public readonly serviceName: string;
   /** The TensorRT-LLM engine config ConfigMap, when the backend takes one. */

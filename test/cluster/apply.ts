@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { KubeClient } from '../../src/cli/server';
+import { KubeClient } from '../../src/cli/kube-client';
 
 type Obj = Record<string, any>;
 

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { KubeClient } from '../../src/cli/server';
+import { KubeClient } from '../../src/cli/kube-client';
 import { npm, packLibrary } from '../support/pack';
 import { applyAll, refOf } from './apply';
 

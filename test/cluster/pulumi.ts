@@ -14,7 +14,7 @@ import { Chart, Testing } from 'cdk8s';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeClient } from '../../src/cli/server';
+import { KubeClient } from '../../src/cli/kube-client';
 import { Backend, DisaggregatedDeployment, Fabric } from '../../src/pulumi';
 import * as cdk8s from '../../src/cdk8s';
 import { EXAMPLES } from '../../examples';

@@ -19,7 +19,7 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { DynamoValidationError, RELEASES } from '../../src';
-import { KubeClient, loadKubeconfig } from '../../src/cli/server';
+import { KubeClient, loadKubeconfig } from '../../src/cli/kube-client';
 import { Testing } from 'cdk8s';
 import { DisaggregatedRdmaChart } from '../../examples/disaggregated-rdma';
 import { SlaPlannedChart } from '../../examples/sla-planned';

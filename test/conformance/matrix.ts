@@ -22,7 +22,7 @@ import {
   renderSlaPlanned,
   Router,
   WorkerOptions,
-} from '../../src';
+} from '../../src/core/internal';
 import { DELIVERY, EXAMPLES } from '../../examples';
 import { sensibleAggregated, sensibleDisaggregated } from '../support/sensible';
 

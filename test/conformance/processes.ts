@@ -5,7 +5,7 @@
  * values), and the files mounted from ConfigMaps among the objects (the
  * TensorRT-LLM engine configs Dynamo reads).
  */
-import { versionOfImage } from '../../src/core';
+import { versionOfImage } from '../../src/core/internal';
 
 /** What a process is, by the module it runs; the conformance checker has one entry point per kind. */
 export type ProcessKind = 'frontend' | 'vllm' | 'sglang' | 'trtllm' | 'planner' | 'mocker' | 'dgdr-planner' | 'dgdr';

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { Dashboards, dashboardQueries, DEFAULT_DYNAMO_VERSION, ledgerFor, RELEASES, renderSlaAlerts, UPGRADE_LEDGER } from '../../src';
+import { Dashboards, dashboardQueries, DEFAULT_DYNAMO_VERSION, ledgerFor, RELEASES, renderSlaAlerts, UPGRADE_LEDGER } from '../../src/core/internal';
 import { metricNames } from '../support/promql';
 import { examples, matrix, Rendered, sample } from './matrix';
 import { Process, processesOf } from './processes';

@@ -10,7 +10,7 @@ import {
   PrometheusStackOptions,
   prometheusStackModel,
   renderFluxObjects,
-} from '../../src';
+} from '../../src/core/internal';
 import { guideCommand, helmSetValues, readGuides } from '../support/guides';
 import { esmModelErrors, manifestErrors } from '../support/manifests';
 

@@ -16,7 +16,7 @@ import {
   RELEASES,
   renderGraph,
   ValidationIssue,
-} from '../../src';
+} from '../../src/core/internal';
 import { checkKnownKeys } from '../../src/core/base/checks';
 import { DisaggregatedDeployment } from '../../src/cdk8s';
 

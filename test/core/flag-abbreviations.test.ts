@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkGraphManifest, indexObjects, manifestModel, manifestPath, RELEASES } from '../../src';
+import { checkGraphManifest, indexObjects, manifestModel, manifestPath, RELEASES } from '../../src/core/internal';
 import { DYNAMO_WORKER_FLAGS, engineFlags } from '../../src/core/engines/engine-flags';
 
 /**

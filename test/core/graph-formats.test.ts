@@ -3,7 +3,7 @@ import * as path from 'path';
 import { Testing } from 'cdk8s';
 import * as YAML from 'yaml';
 import { EXAMPLES } from '../../examples';
-import { DynamoValidationError, Diagnostics, patchPointer, RELEASES } from '../../src';
+import { DynamoValidationError, Diagnostics, patchPointer, RELEASES } from '../../src/core/internal';
 import { GRAPH_FORMATS, graphFormatOf } from '../../src/core/model/graph-formats';
 
 /** One writer and one reader per API version of the graph: what is read and written back is what was read. */

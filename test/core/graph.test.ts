@@ -1,4 +1,4 @@
-import { Backend, EnvValue, Fabric, GRAPH_OPTION_KEYS, Router } from '../../src';
+import { Backend, EnvValue, Fabric, GRAPH_OPTION_KEYS, Router } from '../../src/core/internal';
 import { container, envOf, flagValue, issuesOf, renderAgg, renderDisagg, services } from './helpers';
 
 const MODEL = 'org/model-70b';

@@ -1,5 +1,5 @@
-import { lintSources } from '../../src/cli/lint';
-import { aggregatedGraphSpec, Backend, checkGraphManifest, disaggregatedGraphSpec, manifestPath, releaseOfVersion, renderGraph } from '../../src';
+import { lintSources } from '../../src/cli/lint/lint';
+import { aggregatedGraphSpec, Backend, checkGraphManifest, disaggregatedGraphSpec, manifestPath, releaseOfVersion, renderGraph } from '../../src/core/internal';
 import { lintCrds } from '../support/crd';
 
 /**

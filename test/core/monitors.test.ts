@@ -19,9 +19,9 @@ import {
   renderObservability,
   renderPodMonitors,
   validate,
-} from '../../src';
+} from '../../src/core/internal';
 import { DisaggregatedDeployment, PodMonitors } from '../../src/cdk8s';
-import { lintSources } from '../../src/cli/lint';
+import { lintSources } from '../../src/cli/lint/lint';
 import { RELEASES } from '../../src/core/releases/versions';
 import { lintCrds } from '../support/crd';
 import { toYaml } from '../support/manifests';

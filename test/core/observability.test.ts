@@ -13,7 +13,7 @@ import {
   renderSlaPlanned,
   checkDeployment,
   Diagnostics,
-} from '../../src';
+} from '../../src/core/internal';
 import { esmModelErrors } from '../support/manifests';
 import { RELEASES } from '../../src/core/releases/versions';
 import { metricNames, promqlErrors, referenceServingMetrics } from '../support/promql';

@@ -1,4 +1,4 @@
-import { aggregatedGraphSpec, attentionHeads, Backend, checkGraphManifest, DynamoValidationError, manifestPath, renderGraph } from '../../src';
+import { aggregatedGraphSpec, attentionHeads, Backend, checkGraphManifest, DynamoValidationError, manifestPath, renderGraph } from '../../src/core/internal';
 
 /**
  * A parallel layout uses exactly the GPUs it asks for (tensor x pipeline x data parallel =

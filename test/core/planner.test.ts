@@ -7,7 +7,7 @@ import {
   PlannerOptions,
   renderSlaPlanned,
   SlaPlannedDeploymentOptions,
-} from '../../src';
+} from '../../src/core/internal';
 import { manifestErrors } from '../support/manifests';
 import { container, GUIDE_VERSION, issuesOf, renderAgg, renderDisagg, services } from './helpers';
 

@@ -13,8 +13,8 @@ import {
   renderSlaPlanned,
   Router,
   UPGRADE_LEDGER,
-} from '../../src';
-import { lintSources } from '../../src/cli/lint';
+} from '../../src/core/internal';
+import { lintSources } from '../../src/cli/lint/lint';
 import { crdErrors, lintCrds } from '../support/crd';
 import { fixtureObjects } from '../support/guides';
 import { holes } from '../support/manifests';

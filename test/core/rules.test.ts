@@ -24,8 +24,8 @@ import {
   RuleId,
   RULES,
   validate,
-} from '../../src';
-import { lintSources } from '../../src/cli/lint';
+} from '../../src/core/internal';
+import { lintSources } from '../../src/cli/lint/lint';
 import { collectSources } from '../../src/cli/sources';
 import { dynamoCrds, lintCrds } from '../support/crd';
 import * as YAML from 'yaml';
@@ -148,7 +148,7 @@ function plannedWithMonitors(dynamoVersion: string, edit: (monitors: any[]) => v
 }
 
 /**
- * Every rule but lint --server's: the API server's own verdict, which test/cli/lint.test.ts (stand-in) and the cluster suite
+ * Every rule but lint --server's: the API server's own verdict, which test/cli/lint/lint.test.ts (stand-in) and the cluster suite
  * (a real server) exercise, and documents refused before they are sent (test/security/lint-server.test.ts).
  */
 const CASES: Record<Exclude<RuleId, 'server-rejected' | 'server-not-sent'>, RuleCase> = {

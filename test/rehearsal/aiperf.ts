@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pythonOf, userCache } from '../../src/cli/rehearse';
+import { pythonOf, userCache } from '../../src/cli/rehearse/rehearse';
 
 const AIPERF = 'aiperf==0.13.0';
 

@@ -16,7 +16,7 @@ import {
   ValidationIssue,
 } from '../../src';
 import { DynamoPlatform, PrometheusStack } from '../../src/cdk8s';
-import { lintSources } from '../../src/cli/lint';
+import { lintSources } from '../../src/cli/lint/lint';
 import { lintCrds } from '../support/crd';
 
 /**

@@ -11,9 +11,9 @@ import {
   renderGraph,
   RenderedGraph,
   Router,
-} from '../../src';
+} from '../../src/core/internal';
 import { readV1beta1, writeV1beta1 } from '../../src/core/model/dgd-v1beta1';
-import { lintSources } from '../../src/cli/lint';
+import { lintSources } from '../../src/cli/lint/lint';
 import { yaml } from '../../src/core/base/util';
 import { crdErrors, lintCrds } from '../support/crd';
 

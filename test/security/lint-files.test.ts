@@ -3,8 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { buildSync } from 'esbuild';
-import { CrdValidator } from '../../src/cli/crd-schema';
-import { LintFinding, LintNote, lintSources, parseDocuments } from '../../src/cli/lint';
+import { CrdValidator } from '../../src/cli/lint/crd-schema';
+import { LintFinding, LintNote, lintSources, parseDocuments } from '../../src/cli/lint/lint';
 import { run } from '../../src/cli/main';
 import { SMALL_CRD } from '../support/crd';
 

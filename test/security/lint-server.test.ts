@@ -2,10 +2,10 @@ import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { LintFinding } from '../../src/cli/lint';
-import { serverFindings } from '../../src/cli/lint-server';
+import { LintFinding } from '../../src/cli/lint/lint';
+import { serverFindings } from '../../src/cli/lint/server';
 import { run } from '../../src/cli/main';
-import { KubeClient, KubeRequestRefused, loadKubeconfig } from '../../src/cli/server';
+import { KubeClient, KubeRequestRefused, loadKubeconfig } from '../../src/cli/kube-client';
 import { DISCOVERY, FakeApiServer, startFakeApiServer } from '../support/fake-apiserver';
 import { SMALL_CRD } from '../support/crd';
 

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { indexObjects, manifestModel, releaseOf } from '../../src';
-import { rehearse, tokenizerDir } from '../../src/cli/rehearse';
-import { planRehearsal, RehearsalError } from '../../src/cli/rehearse-plan';
-import { manifestVariable } from '../../src/cli/rehearse-policy';
+import { indexObjects, manifestModel, releaseOf } from '../../src/core/internal';
+import { rehearse, tokenizerDir } from '../../src/cli/rehearse/rehearse';
+import { planRehearsal, RehearsalError } from '../../src/cli/rehearse/plan';
+import { manifestVariable } from '../../src/cli/rehearse/policy';
 import { addEnv, component, disaggregated16, hostileEnv, hostileFrontendFlags, mainContainer, mockerGraph16 } from '../support/hostile';
 import { toYaml } from '../support/manifests';
 

@@ -3,8 +3,8 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import * as YAML from 'yaml';
 import { EXAMPLES } from '../../examples';
-import { lintSources } from '../../src/cli/lint';
-import { checkHelmValues, checkObjectManifest, Diagnostics } from '../../src/core';
+import { lintSources } from '../../src/cli/lint/lint';
+import { checkHelmValues, checkObjectManifest, Diagnostics } from '../../src/core/internal';
 import {
   AggregatedDeployment,
   Backend,

@@ -18,9 +18,9 @@ import { join, resolve } from 'node:path';
 import { App, Chart, Testing } from 'cdk8s';
 import { EXAMPLES } from '../../examples';
 import { Backend, DisaggregatedDeployment, Fabric, LoadPredictor, ModelCache, Router } from '../../src/cdk8s';
-import { rehearsalPython } from '../../src/cli/rehearse';
+import { rehearsalPython } from '../../src/cli/rehearse/rehearse';
 import { aiperfExecutable } from '../rehearsal/aiperf';
-import { rehearseSla, SlaRehearsalResult, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
+import { rehearseSla, SlaRehearsalResult, SlaRehearseOptions } from '../../src/cli/rehearse/sla';
 import { toYaml } from '../support/manifests';
 
 process.env.DYNAMO_CONSTRUCTS_QUIET ??= '1';

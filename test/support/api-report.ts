@@ -59,12 +59,75 @@ function variableShape(decl: ts.VariableDeclaration, checker: ts.TypeChecker): s
   return `declare ${kind} ${decl.name.getText()}: ${type};`;
 }
 
-/** The report, deterministic for the same sources. */
-export function apiReport(): string {
-  const program = ts.createProgram(
+function entryProgram(): ts.Program {
+  return ts.createProgram(
     ENTRY_POINTS.map(([, file]) => path.join(ROOT, file)),
     { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, skipLibCheck: true, noEmit: true, types: [] },
   );
+}
+
+/** The names an entry point exports, sorted, each with the symbol it stands for. */
+function exportsOf(program: ts.Program, file: string): { exported: ts.Symbol; symbol: ts.Symbol }[] {
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(path.join(ROOT, file))!;
+  return checker
+    .getExportsOfModule(checker.getSymbolAtLocation(source)!)
+    .slice()
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((exported) => ({ exported, symbol: exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported }));
+}
+
+/**
+ * Types the public declarations of each entry point mention (in signatures, members, heritage) that the
+ * entry point does not export: a user could receive such a value but not name its type. Private and
+ * `@internal` members do not count. Each as `entry: Name (mentioned by Exported)`; and names exported
+ * although their declaration is `@internal` (the published declarations leave those out).
+ */
+export function unexportedTypes(): string[] {
+  const program = entryProgram();
+  const checker = program.getTypeChecker();
+  const src = path.join(ROOT, 'src') + path.sep;
+  const missing = new Set<string>();
+  for (const [entry, file] of ENTRY_POINTS) {
+    const exports = exportsOf(program, file);
+    const exported = new Set(exports.map((e) => e.symbol));
+    // a class the entry exports under its parent's name (the Pulumi secrets extend the core's) hides its parent
+    const names = new Set(exports.map((e) => e.exported.name));
+    for (const { exported: name, symbol } of exports) {
+      // an @internal declaration is stripped from the published declarations: exporting it breaks them
+      if ((symbol.getDeclarations() ?? []).some((d) => isHidden(ts.isVariableDeclaration(d) ? d.parent.parent : d))) missing.add(`${entry}: ${name.name} is exported but @internal`);
+      const visit = (n: ts.Node): void => {
+        if (n !== undefined && (ts.isPropertyDeclaration(n) || ts.isMethodDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n) || ts.isPropertySignature(n) || ts.isMethodSignature(n) || ts.isConstructorDeclaration(n)) && isHidden(n)) return;
+        // a function's body and a variable's initializer are not its declaration
+        if (ts.isBlock(n)) return;
+        if (ts.isVariableDeclaration(n)) {
+          if (n.type) visit(n.type);
+          return;
+        }
+        if (ts.isPropertyDeclaration(n) && n.initializer) {
+          if (n.type) visit(n.type);
+          return;
+        }
+        if (ts.isTypeReferenceNode(n) || ts.isExpressionWithTypeArguments(n) || ts.isTypeQueryNode(n)) {
+          const target = ts.isTypeReferenceNode(n) ? n.typeName : ts.isTypeQueryNode(n) ? n.exprName : n.expression;
+          let referenced = checker.getSymbolAtLocation(target);
+          if (referenced && referenced.flags & ts.SymbolFlags.Alias) referenced = checker.getAliasedSymbol(referenced);
+          const declaration = referenced?.getDeclarations()?.[0];
+          if (referenced && declaration && !(referenced.flags & ts.SymbolFlags.TypeParameter) && declaration.getSourceFile().fileName.startsWith(src) && !exported.has(referenced) && !names.has(referenced.name)) {
+            missing.add(`${entry}: ${referenced.name} (mentioned by ${name.name})`);
+          }
+        }
+        ts.forEachChild(n, visit);
+      };
+      for (const declaration of symbol.getDeclarations() ?? []) visit(declaration);
+    }
+  }
+  return [...missing].sort();
+}
+
+/** The report, deterministic for the same sources. */
+export function apiReport(): string {
+  const program = entryProgram();
   const checker = program.getTypeChecker();
   const out: string[] = [
     '# API report',
@@ -74,12 +137,9 @@ export function apiReport(): string {
     '',
   ];
   for (const [entry, file] of ENTRY_POINTS) {
-    const source = program.getSourceFile(path.join(ROOT, file))!;
-    const moduleSymbol = checker.getSymbolAtLocation(source)!;
-    const names = checker.getExportsOfModule(moduleSymbol).slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const names = exportsOf(program, file);
     out.push(`## \`${entry}\` (${names.length} names)`, '', '```ts');
-    for (const exported of names) {
-      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    for (const { exported, symbol } of names) {
       const declarations = symbol.getDeclarations() ?? [];
       const shapes = declarations.map((decl) => {
         const shape = ts.isVariableDeclaration(decl) ? variableShape(decl, checker) : shapeOf(decl, decl.getSourceFile());

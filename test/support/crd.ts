@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { CrdValidator, loadCrds } from '../../src/cli/crd-schema';
+import { CrdValidator, loadCrds } from '../../src/cli/lint/crd-schema';
 
 /**
  * Validates objects against Dynamo's upstream CRD schemas in ../shared/dynamo/crds,

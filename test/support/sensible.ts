@@ -5,7 +5,7 @@
  * render them, and the conformance suite runs a seeded sample of them through Dynamo's own parsers.
  */
 import * as fc from 'fast-check';
-import { Backend, DEFAULT_DYNAMO_VERSION, RELEASES, EnvValue, Fabric, LoadPredictor, LoadPredictorKind, releaseOf, Router } from '../../src';
+import { Backend, DEFAULT_DYNAMO_VERSION, RELEASES, EnvValue, Fabric, LoadPredictor, LoadPredictorKind, releaseOf, Router } from '../../src/core/internal';
 
 export type BackendName = 'vllm' | 'sglang' | 'trtllm';
 export const BACKENDS: Record<BackendName, typeof Backend.vllm> = { vllm: Backend.vllm, sglang: Backend.sglang, trtllm: Backend.trtllm };

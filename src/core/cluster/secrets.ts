@@ -7,7 +7,7 @@ import { prune } from '../base/util';
  * a manifest: create the Secret out of band (`kubectl create secret`, an
  * external-secrets operator, or, with Pulumi, from a secret config value).
  */
-abstract class SecretRef {
+export abstract class SecretRef {
   protected constructor(
     /** The Secret's name. */
     public readonly name: string,

@@ -33,6 +33,9 @@ function escapePointer(name: string): string {
 
 const same = (field: string) => field;
 
+/** The DynamoGraphDeployment API versions the library writes and reads: `v1beta1` for 1.x, `v1alpha1` for 0.8/0.9. */
+export type GraphApiVersion = 'nvidia.com/v1beta1' | 'nvidia.com/v1alpha1';
+
 export const GRAPH_FORMATS = {
   // 1.x: components in a list, the pod in podTemplate.spec, the main container first in it
   'nvidia.com/v1beta1': {
@@ -54,9 +57,7 @@ export const GRAPH_FORMATS = {
     serviceField: same,
     graphField: same,
   },
-} as const satisfies Record<string, GraphFormat>;
-
-export type GraphApiVersion = keyof typeof GRAPH_FORMATS;
+} as const satisfies Record<GraphApiVersion, GraphFormat>;
 
 /** The format of a graph object by its `apiVersion`; anything else is read as the normalized (v1alpha1) layout. */
 export function graphFormatOf(apiVersion: unknown): GraphFormat {

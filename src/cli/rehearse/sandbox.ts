@@ -1,6 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as path from 'path';
+import { packageFile } from '../package-root';
 
 /**
  * Where a rehearsal's processes run: under a keeper process (scripts/rehearsal-sandbox.py) that
@@ -11,8 +11,14 @@ import * as path from 'path';
  * of the namespace outlives the keeper.
  */
 
-/** Where the keeper's script is: next to the package's other scripts, from src/cli and lib/cli alike. */
-export const KEEPER_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'rehearsal-sandbox.py');
+/** Where the keeper's script is: next to the package's other scripts (undefined outside a package). */
+function keeperScript(): string | undefined {
+  try {
+    return packageFile('scripts', 'rehearsal-sandbox.py');
+  } catch {
+    return undefined;
+  }
+}
 
 /** The namespaces an isolated rehearsal runs in. */
 const UNSHARE = ['--user', '--map-root-user', '--net', '--pid', '--fork', '--mount-proc', '--ipc', '--kill-child'];
@@ -54,9 +60,10 @@ export class SandboxError extends Error {}
 export class Sandbox {
   /** Starts the keeper; resolves once it is ready. */
   public static async start(o: { python: string; runDir: string; isolated: boolean; env: Record<string, string>; podFiles?: string }): Promise<Sandbox> {
-    if (!fs.existsSync(KEEPER_SCRIPT)) throw new SandboxError(`the rehearsal's process keeper is missing (${KEEPER_SCRIPT}); reinstall dynamo-constructs`);
+    const keeper = keeperScript();
+    if (keeper === undefined || !fs.existsSync(keeper)) throw new SandboxError(`the rehearsal's process keeper is missing (${keeper ?? 'scripts/rehearsal-sandbox.py'}); reinstall dynamo-constructs`);
     if (o.podFiles !== undefined && !o.isolated) throw new SandboxError('pod files (/var/run/secrets/kubernetes.io/serviceaccount) need the private namespaces');
-    const keeperArgs = ['-I', KEEPER_SCRIPT, '--run-dir', o.runDir, ...(o.isolated ? ['--isolated'] : []), ...(o.podFiles !== undefined ? ['--pod-files', o.podFiles] : [])];
+    const keeperArgs = ['-I', keeper, '--run-dir', o.runDir, ...(o.isolated ? ['--isolated'] : []), ...(o.podFiles !== undefined ? ['--pod-files', o.podFiles] : [])];
     // its own session: a Ctrl-C at the terminal reaches the rehearsal, which decides
     const child = o.isolated
       ? spawn('unshare', [...UNSHARE, o.python, ...keeperArgs], { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: o.env })

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { KubeClient, KubeconfigError, loadKubeconfig } from '../../src/cli/server';
+import { KubeClient, KubeconfigError, loadKubeconfig } from '../../src/cli/kube-client';
 
 /** The kubeconfig reading of `lint --server` (the cluster suite runs it against a real API server). */
 describe('loadKubeconfig', () => {

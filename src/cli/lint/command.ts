@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { Diagnostics, DynamoRelease, lookupRelease } from '../core';
-import { CliIo, eachArgument, UsageError } from './args';
+import { Diagnostics, DynamoRelease, lookupRelease } from '../../core/internal';
+import { CliIo, eachArgument, UsageError } from '../args';
 import { CrdFileError, CrdSchemas, CrdValidator, loadCrds } from './crd-schema';
 import { formatJson, formatText, LintResult, lintSources } from './lint';
-import { printableLine } from './text';
-import { serverFindings, withServerFindings } from './lint-server';
-import { KubeClient, KubeconfigError, loadKubeconfig } from './server';
-import { collectSources, DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_LIMIT, sizeText } from './sources';
+import { printableLine } from '../text';
+import { serverFindings, withServerFindings } from './server';
+import { KubeClient, KubeconfigError, loadKubeconfig } from '../kube-client';
+import { collectSources, DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_LIMIT, sizeText } from '../sources';
 
 /** `dynamo-constructs lint`: its command line. */
 

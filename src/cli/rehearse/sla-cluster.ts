@@ -1,8 +1,8 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { KubeClient } from './server';
-import { RehearsalError } from './rehearse-plan';
+import { KubeClient } from '../kube-client';
+import { RehearsalError } from './plan';
 import { Sandbox } from './sandbox';
 
 /**

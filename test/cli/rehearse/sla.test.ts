@@ -3,21 +3,21 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Testing } from 'cdk8s';
 import * as YAML from 'yaml';
-import { EXAMPLES } from '../../examples';
-import { Dashboards, renderGraph, aggregatedGraphSpec, Backend } from '../../src';
-import { run } from '../../src/cli/main';
-import { manifestModel, indexObjects, releaseOf } from '../../src/core';
-import { alertMeasure, metricNames, plannerFlags, plannerSettings, rehearseSla, requestWorkload, SlaRehearseOptions } from '../../src/cli/rehearse-sla';
-import { RehearsalError } from '../../src/cli/rehearse-plan';
-import { localPrometheusConfig, prometheusObject } from '../../src/cli/sla-monitoring';
-import { dynamoNamespaceOf, graphComponents, graphStatus, podObject, replicasPatch, scalingAdapter, servedModelPatch, specReplicas, withProjectedStatus } from '../../src/cli/sla-pods';
-import { writeRehearsalProfile } from '../../src/cli/sla-profile';
-import { plannerSettingsOf, slaLoopOf, SLA_LOOPS } from '../../src/cli/sla-release';
-import { DisaggregatedDeployment, Fabric, LoadPredictor, ModelCache, Router } from '../../src/cdk8s';
+import { EXAMPLES } from '../../../examples';
+import { Dashboards, renderGraph, aggregatedGraphSpec, Backend } from '../../../src/core/internal';
+import { run } from '../../../src/cli/main';
+import { manifestModel, indexObjects, releaseOf } from '../../../src/core/internal';
+import { alertMeasure, metricNames, plannerFlags, plannerSettings, rehearseSla, requestWorkload, SlaRehearseOptions } from '../../../src/cli/rehearse/sla';
+import { RehearsalError } from '../../../src/cli/rehearse/plan';
+import { localPrometheusConfig, prometheusObject } from '../../../src/cli/rehearse/sla-monitoring';
+import { dynamoNamespaceOf, graphComponents, graphStatus, podObject, replicasPatch, scalingAdapter, servedModelPatch, specReplicas, withProjectedStatus } from '../../../src/cli/rehearse/sla-pods';
+import { writeRehearsalProfile } from '../../../src/cli/rehearse/sla-profile';
+import { plannerSettingsOf, slaLoopOf, SLA_LOOPS } from '../../../src/cli/rehearse/sla-release';
+import { DisaggregatedDeployment, Fabric, LoadPredictor, ModelCache, Router } from '../../../src/cdk8s';
 
 /** What `rehearse --sla` computes and refuses before it starts anything (the loop itself runs in test/sla/run.ts). */
 
-const CRD_DIR = resolve(__dirname, '..', '..', '..', 'shared', 'dynamo', 'crds-v1beta1');
+const CRD_DIR = resolve(__dirname, '..', '..', '..', '..', 'shared', 'dynamo', 'crds-v1beta1');
 function crds() {
   if (!existsSync(CRD_DIR)) throw new Error(`Dynamo's v1beta1 CRDs are not at ${CRD_DIR}; the tests read them from ../shared`);
   return readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml')).map((f) => ({ file: join(CRD_DIR, f), text: readFileSync(join(CRD_DIR, f), 'utf8') }));
@@ -36,7 +36,7 @@ const example09 = (planner: Record<string, unknown> = {}) => {
   });
   return Testing.synth(chart).map((o: any) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? 'dynamo-workloads' } })) as any[];
 };
-const CRD_DIR_0_9 = resolve(__dirname, '..', '..', '..', 'shared', 'dynamo', 'crds');
+const CRD_DIR_0_9 = resolve(__dirname, '..', '..', '..', '..', 'shared', 'dynamo', 'crds');
 const crdOf = (file: string, kind: string) => YAML.parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS()).find((d: any) => d?.spec?.names?.kind === kind);
 const graphOf = (objects: any[]) => objects.find((o) => o.kind === 'DynamoGraphDeployment');
 
@@ -112,7 +112,7 @@ describe('pods as the operator would create them', () => {
 
 describe('the operator\'s configuration, run outside the cluster', () => {
   // rendered by the real prometheus-operator v0.85.0 for the planned example's monitors
-  const generated = readFileSync(join(__dirname, '..', 'fixtures', 'sla', 'prometheus-operator-v0.85.0-config.yaml'), 'utf8');
+  const generated = readFileSync(join(__dirname, '..', '..', 'fixtures', 'sla', 'prometheus-operator-v0.85.0-config.yaml'), 'utf8');
   const local = YAML.parse(localPrometheusConfig(generated, { podName: 'prometheus-0', rulesDir: '/run/rules', kubeconfig: '/run/kubeconfig' }));
   const original = YAML.parse(generated);
 

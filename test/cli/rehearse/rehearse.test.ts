@@ -1,9 +1,9 @@
 import { Testing } from 'cdk8s';
-import { aggregatedGraphSpec, Backend, disaggregatedGraphSpec, Fabric, indexObjects, manifestModel, releaseOf, renderGraph, Router } from '../../src';
-import { EXAMPLES } from '../../examples';
-import { planRehearsal, RehearsalError } from '../../src/cli/rehearse-plan';
-import { run } from '../../src/cli/main';
-import { aiperfRecords, fetchFromHub } from '../../src/cli/rehearse';
+import { aggregatedGraphSpec, Backend, disaggregatedGraphSpec, Fabric, indexObjects, manifestModel, releaseOf, renderGraph, Router } from '../../../src/core/internal';
+import { EXAMPLES } from '../../../examples';
+import { planRehearsal, RehearsalError } from '../../../src/cli/rehearse/plan';
+import { run } from '../../../src/cli/main';
+import { aiperfRecords, fetchFromHub } from '../../../src/cli/rehearse/rehearse';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,7 +95,7 @@ test('graphs it cannot rehearse, and bad command lines, are clear errors', () =>
 
 test('AIPerf\'s per-request records become measurements in the order the requests started; errors and missing records fail', () => {
   // four answered requests and one refused (an unknown model), as AIPerf 0.13.0 wrote them against the mocker, out of order
-  const jsonl = readFileSync(join(__dirname, 'fixtures', 'aiperf-0.13.0-profile_export.jsonl'), 'utf8');
+  const jsonl = readFileSync(join(__dirname, '..', 'fixtures', 'aiperf-0.13.0-profile_export.jsonl'), 'utf8');
   const m = aiperfRecords(jsonl, 6);
   expect(m.map((r) => r.ok)).toEqual([false, true, true, true, true, false]);
   expect(m[0]).toEqual({ ok: false, status: 404, tokens: 0, error: '{"message":"Model not found","type":"Not Found","code":404}' });

@@ -3,10 +3,10 @@ import * as http from 'http';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import * as YAML from 'yaml';
-import { RehearsalError } from './rehearse-plan';
+import { RehearsalError } from './plan';
 import { Sandbox } from './sandbox';
-import { KubeClient } from './server';
-import { printable } from './text';
+import { KubeClient } from '../kube-client';
+import { printable } from '../text';
 
 /**
  * The monitoring of an SLA rehearsal: the real prometheus-operator renders the scrape and rule

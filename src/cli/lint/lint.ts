@@ -1,10 +1,10 @@
 import * as YAML from 'yaml';
-import { checkGraphManifest, checkObjectManifest, checkRequestManifest, DynamoRelease, Finding, indexObjects, manifestModel, manifestPath, RuleId, Severity } from '../core';
+import { checkGraphManifest, checkObjectManifest, checkRequestManifest, DynamoRelease, Finding, indexObjects, manifestModel, manifestPath, RuleId, Severity } from '../../core/internal';
 import { CrdValidator } from './crd-schema';
-import { LintSource, UnreadFile } from './sources';
-import { printableJson, printableLine } from './text';
+import { LintSource, UnreadFile } from '../sources';
+import { printableJson, printableLine } from '../text';
 
-export { LintSource, UnreadFile } from './sources';
+export { LintSource, UnreadFile } from '../sources';
 
 /**
  * `dynamo-constructs lint`: the library's rules over manifests written by

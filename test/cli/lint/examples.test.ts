@@ -2,10 +2,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App } from 'cdk8s';
-import { addExamples } from '../../examples';
-import { lintSources } from '../../src/cli/lint';
-import { WARNING_METADATA } from '../../src/cdk8s';
-import { lintCrds } from '../support/crd';
+import { addExamples } from '../../../examples';
+import { lintSources } from '../../../src/cli/lint/lint';
+import { WARNING_METADATA } from '../../../src/cdk8s';
+import { lintCrds } from '../../support/crd';
 
 /**
  * The constructs and `dynamo-constructs lint` run the same rules: linting the

@@ -1,9 +1,9 @@
-import { CliIo, eachArgument, UsageError } from './args';
+import { CliIo, eachArgument, UsageError } from '../args';
 import { rehearse, RehearseOptions, SIGNAL_NUMBERS } from './rehearse';
-import { rehearseSla, SlaRehearseOptions } from './rehearse-sla';
-import { printable } from './text';
-import { RehearsalError } from './rehearse-plan';
-import { LintSource, readSources } from './sources';
+import { rehearseSla, SlaRehearseOptions } from './sla';
+import { printable } from '../text';
+import { RehearsalError } from './plan';
+import { LintSource, readSources } from '../sources';
 
 /** `dynamo-constructs rehearse`: its command line. */
 

@@ -1,5 +1,5 @@
-import { DynamoRelease, flagValue, GraphModel, ServiceModel } from '../core';
-import { Dropped, FRONTEND_OWNED, isComponentName, manifestVariable, MOCKER_OWNED, passedFlags } from './rehearse-policy';
+import { DynamoRelease, flagValue, GraphModel, ServiceModel } from '../../core/internal';
+import { Dropped, FRONTEND_OWNED, isComponentName, manifestVariable, MOCKER_OWNED, passedFlags } from './policy';
 
 /**
  * What `dynamo-constructs rehearse` starts for a graph: its frontend with the manifest's own

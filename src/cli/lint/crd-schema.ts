@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { ValidateFunction } from 'ajv';
 import * as YAML from 'yaml';
-import { FileNotRead, readRegularFile } from './sources';
+import { FileNotRead, readRegularFile } from '../sources';
 
 /**
  * Validates custom resources against their CRD's `openAPIV3Schema` the way the

@@ -2,12 +2,12 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
-import { CrdSchemas, CrdValidator, loadCrds } from '../../src/cli/crd-schema';
-import { LintFinding, LintNote, lintSources, LintSource } from '../../src/cli/lint';
-import { serverFindings } from '../../src/cli/lint-server';
-import { run } from '../../src/cli/main';
-import { RuleId, RULES, severityOf } from '../../src/core/rules';
-import { CRD_DIR, CRD_V1BETA1_DIR } from '../support/crd';
+import { CrdSchemas, CrdValidator, loadCrds } from '../../../src/cli/lint/crd-schema';
+import { LintFinding, LintNote, lintSources, LintSource } from '../../../src/cli/lint/lint';
+import { serverFindings } from '../../../src/cli/lint/server';
+import { run } from '../../../src/cli/main';
+import { RuleId, RULES, severityOf } from '../../../src/core/rules';
+import { CRD_DIR, CRD_V1BETA1_DIR } from '../../support/crd';
 
 /**
  * `dynamo-constructs lint`, run in-process through `run(argv, io)` against
@@ -29,8 +29,8 @@ import { CRD_DIR, CRD_V1BETA1_DIR } from '../support/crd';
  * checks it; only the work is memoized: one path gives the same schemas, and
  * the same schemas the same compiled validator.
  */
-jest.mock('../../src/cli/crd-schema', () => {
-  const actual = jest.requireActual<typeof import('../../src/cli/crd-schema')>('../../src/cli/crd-schema');
+jest.mock('../../../src/cli/lint/crd-schema', () => {
+  const actual = jest.requireActual<typeof import('../../../src/cli/lint/crd-schema')>('../../../src/cli/lint/crd-schema');
   const { resolve } = jest.requireActual<typeof import('path')>('path');
   const loaded = new Map<string, CrdSchemas[]>();
   const ids = new WeakMap<object, number>();
@@ -67,7 +67,7 @@ if (!fs.existsSync(CRD_DIR)) {
 // ---------------------------------------------------------------------------
 // Helpers
 
-const FIXTURES = path.resolve(__dirname, '../fixtures/lint');
+const FIXTURES = path.resolve(__dirname, '../../fixtures/lint');
 const VALID_DIR = path.join(FIXTURES, 'valid');
 const BROKEN_DIR = path.join(FIXTURES, 'broken');
 
@@ -515,7 +515,7 @@ describe('inputs that used to crash the command', () => {
 });
 
 describe('--dynamo-version: a manifest checked for the release it will run', () => {
-  const guide2 = path.resolve(__dirname, '../fixtures/guide2-disaggregated.yaml');
+  const guide2 = path.resolve(__dirname, '../../fixtures/guide2-disaggregated.yaml');
 
   test('a 0.9 manifest checked for 1.6.1 names what breaks; without the option its images decide (0.9)', () => {
     const both = (args: string[]) => cli(['lint', '--crds', CRD_DIR, '--crds', CRD_V1BETA1_DIR, ...args]);
@@ -541,7 +541,7 @@ describe('--dynamo-version: a manifest checked for the release it will run', () 
 describe('lint --server, against a stand-in API server (the cluster suite runs a real one)', () => {
   /** Answers as kube-apiserver does: 200 for what it accepts, a Status with causes for what it refuses. */
   const standIn = (answer: (obj: any) => { status: number; body?: unknown }) =>
-    ({ apply: async (obj: any) => ({ body: {}, ...answer(obj) }) }) as unknown as import('../../src/cli/server').KubeClient;
+    ({ apply: async (obj: any) => ({ body: {}, ...answer(obj) }) }) as unknown as import('../../../src/cli/kube-client').KubeClient;
   const manifest = [
     'apiVersion: v1\nkind: Namespace\nmetadata: { name: serving }',
     'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: ok, namespace: default }\ndata: { a: b }',

@@ -4,13 +4,14 @@ import * as http from 'http';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { DynamoRelease, indexObjects, manifestModel, releaseOfVersion, RELEASES, versionOfImage } from '../core';
-import { LintFinding, parseDocuments } from './lint';
-import { isHubId, planRehearsal, RehearsalError } from './rehearse-plan';
-import { Dropped } from './rehearse-policy';
+import { DynamoRelease, indexObjects, manifestModel, releaseOfVersion, RELEASES, versionOfImage } from '../../core/internal';
+import { LintFinding, parseDocuments } from '../lint/lint';
+import { isHubId, planRehearsal, RehearsalError } from './plan';
+import { Dropped } from './policy';
 import { isolationAvailable, Sandbox, SandboxError, Started } from './sandbox';
-import { LintSource } from './sources';
-import { printable } from './text';
+import { LintSource } from '../sources';
+import { printable } from '../text';
+import { packageFile } from '../package-root';
 
 /**
  * `dynamo-constructs rehearse`: a synthesized graph run on this machine without GPUs. The
@@ -423,7 +424,7 @@ const isFile = (p: string) => {
 
 /** The stand-in model script, where it is on this machine (the package's scripts/), as the user would type it. */
 export function tinyModelScript(): string {
-  const script = path.resolve(__dirname, '..', '..', 'scripts', 'make-tiny-model.py');
+  const script = packageFile('scripts', 'make-tiny-model.py');
   const relative = path.relative(process.cwd(), script);
   return relative.startsWith('..') || path.isAbsolute(relative) ? script : relative;
 }

@@ -1,7 +1,7 @@
-import type { RuleId } from '../core';
+import type { RuleId } from '../../core/internal';
 import { LintFinding, LintNote, LintResult, parseDocuments } from './lint';
-import { KubeClient, referenceProblems } from './server';
-import { LintSource } from './sources';
+import { KubeClient, referenceProblems } from '../kube-client';
+import { LintSource } from '../sources';
 
 /** `lint --server`: the API server's dry-run verdict on every document. */
 

@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
-import { flagValue, ServiceModel } from '../core';
+import { flagValue, ServiceModel } from '../../core/internal';
 import { pythonOf, userCache } from './rehearse';
-import { RehearsalError } from './rehearse-plan';
+import { RehearsalError } from './plan';
 
 /**
  * What an SLA rehearsal does differently per Dynamo release: one loop, this table. Each row says

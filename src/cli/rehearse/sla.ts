@@ -4,8 +4,8 @@ import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
-import { indexObjects, manifestModel } from '../core';
-import { LintFinding, parseDocuments } from './lint';
+import { indexObjects, manifestModel } from '../../core/internal';
+import { LintFinding, parseDocuments } from '../lint/lint';
 import {
   chat,
   completeCards,
@@ -29,8 +29,8 @@ import {
   userCache,
   versionOf,
 } from './rehearse';
-import { isHubId, planRehearsal, PlannedProcess, RehearsalError } from './rehearse-plan';
-import { Dropped } from './rehearse-policy';
+import { isHubId, planRehearsal, PlannedProcess, RehearsalError } from './plan';
+import { Dropped } from './policy';
 import { isolationAvailable, Sandbox, SandboxError, Started } from './sandbox';
 import { findPeers, PeerBinary, startLocalCluster, API_PORT } from './sla-cluster';
 import { promGet, promQuery, startMonitoring, StackPrometheus } from './sla-monitoring';
@@ -51,9 +51,9 @@ import {
 } from './sla-pods';
 import { writeRehearsalProfile } from './sla-profile';
 import { plannerSettingsOf, plannerVenv, slaLoopOf } from './sla-release';
-import { KubeClient } from './server';
-import { LintSource } from './sources';
-import { printable } from './text';
+import { KubeClient } from '../kube-client';
+import { LintSource } from '../sources';
+import { printable } from '../text';
 
 /**
  * `dynamo-constructs rehearse --sla`: a planned graph's whole control loop on this machine. The
