@@ -26,8 +26,9 @@ import { checkObservability, ObservabilityOptions, ObservedGraph, renderObservab
 import { checkPlannerOptions, PLANNER_OPTION_KEYS, PlannerOptions, plannerConfig } from '../graph/planner';
 import { checkRequestManifest, Finding, reportDraftFindings, reportFindings } from '../rules';
 import { checkResources, renderResources } from '../graph/service';
-import { deepMerge, prune } from '../base/util';
-import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf, runtimeVersionOf } from '../releases/versions';
+import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from '../releases/versions';
+import { writeRequest } from '../model/request-formats';
+import { SlaRequestModel } from '../model/sla-request';
 import { at } from '../model/graph-model';
 import { checkTolerations, Toleration } from '../graph/worker';
 
@@ -559,28 +560,6 @@ export function slaPlannedObservedGraph(name: string, namespace: string | undefi
   };
 }
 
-/** The `profilingConfig.config` object the profiler reads (camelCase keys, Dynamo 0.8.1 and later). */
-function profilerConfig(o: SlaPlannedDeploymentOptions, release: DynamoRelease): Record<string, unknown> {
-  const aic = o.aiConfigurator;
-  const planner = o.planner;
-  return {
-    sla: { isl: o.sla.isl, osl: o.sla.osl, ttft: o.sla.ttftMs, itl: o.sla.itlMs },
-    hardware: isPlainObject(o.hardware)
-      ? { minNumGpusPerEngine: o.hardware!.minGpusPerEngine, maxNumGpusPerEngine: o.hardware!.maxGpusPerEngine, numGpusPerNode: o.hardware!.gpusPerNode }
-      : undefined,
-    deployment: o.modelCache ? { modelCache: { pvcName: o.modelCache.claimName, mountPath: o.modelCache.mountPath } } : undefined,
-    sweep: aic ? { useAiConfigurator: true, aicSystem: aic.system, aicHfId: aic.hfId ?? o.model, aicBackendVersion: aic.backendVersion } : undefined,
-    planner: planner
-      ? {
-        plannerMinEndpoint: planner.minEndpoint,
-        plannerMaxGpuBudget: planner.maxGpuBudget,
-        plannerAdjustmentInterval: planner.adjustmentIntervalSeconds,
-        ...planner.loadPredictor?._configKeys(release),
-      }
-      : undefined,
-  };
-}
-
 /** Validates an SLA-planned deployment and renders its DynamoGraphDeploymentRequest. */
 export function renderSlaPlanned(
   name: string,
@@ -605,110 +584,55 @@ export function renderSlaPlanned(
 }
 
 function buildRequest(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions): KubeObject {
+  return writeRequest(slaRequestModel(name, namespace, o));
+}
+
+/** The request's model: every value resolved for its release, for the writer of its API version. */
+function slaRequestModel(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions): SlaRequestModel {
   const version = dynamoVersionOf(o);
   const release = releaseOf(version);
-  return release.apiVersion === 'nvidia.com/v1beta1' ? buildRequestV1beta1(name, namespace, o, release, version) : buildRequestV1alpha1(name, namespace, o, release, version);
-}
-
-/** The profiling Job's pod: the profiler container's resources and the pod's tolerations, over `profilingJob`. */
-function profilingJob(o: SlaPlannedDeploymentOptions): Record<string, unknown> | undefined {
-  const resources = renderResources(o.resources);
-  const hasResources = Object.keys(resources.requests).length + Object.keys(resources.limits).length > 0;
-  const envFrom = o.hfTokenSecret !== undefined ? [{ secretRef: { name: nameOf(o.hfTokenSecret) } }] : undefined;
-  const pod = prune({
-    imagePullSecrets: o.imagePullSecrets?.map((s) => ({ name: nameOf(s) })),
-    tolerations: o.tolerations,
-  }) as Record<string, unknown> | undefined;
-  const container = prune({ resources: hasResources ? prune(resources) : undefined, envFrom }) as Record<string, unknown> | undefined;
-  // a pod template the CRD accepts lists its containers: the operator's is named `profiler`, and
-  // what is set here merges into it by that name
-  const ours = pod || container ? { template: { spec: { containers: [{ name: 'profiler', ...container }], ...pod } } } : undefined;
-  if (!ours && !o.profilingJob) return undefined;
-  return deepMerge({ ...(o.profilingJob ?? {}) }, ours);
-}
-
-/**
- * The Dynamo 1.x request (`nvidia.com/v1beta1`, `dgdr_v1beta1_types.py`): the
- * model, the profiler image, the hardware, the workload and the SLA at the top,
- * the planner as a PlannerConfig under `features`.
- */
-function buildRequestV1beta1(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions, release: DynamoRelease, version: string): KubeObject {
-  const image = o.profilerImage ?? `${release.registry}/${release.planner.image}:${version}`;
-  const hw = o.hardware;
   const ov = o.deploymentOverrides;
-  const dgd = ov?.name !== undefined || ov?.labels !== undefined || ov?.annotations !== undefined || o.graphOverride !== undefined
-    ? prune({
-      apiVersion: 'nvidia.com/v1beta1',
-      kind: 'DynamoGraphDeployment',
-      metadata: { name: ov?.name, labels: ov?.labels, annotations: ov?.annotations },
-      spec: o.graphOverride,
-    })
-    : undefined;
-  return prune({
-    apiVersion: release.apiVersion,
-    kind: 'DynamoGraphDeploymentRequest',
-    metadata: { name, namespace, labels: o.labels, annotations: o.annotations },
-    spec: {
-      model: o.model,
-      backend: o.backend.name,
-      image,
-      runtimeVersionOverride: /:\d+\.\d+\.\d+$/.test(image) ? undefined : runtimeVersionOf(version),
-      modelCache: o.modelCache ? { pvcName: o.modelCache.claimName, pvcMountPath: o.modelCache.mountPath } : undefined,
-      hardware: hw
-        ? { gpuSku: hw.gpuSku, vramMb: hw.vramMb, totalGpus: hw.totalGpus, numGpusPerNode: hw.gpusPerNode, interconnect: hw.interconnect, rdma: hw.rdma }
-        : undefined,
-      workload: { isl: o.sla.isl, osl: o.sla.osl, concurrency: o.workload?.concurrency, requestRate: o.workload?.requestRate },
-      sla: { ttft: o.sla.ttftMs, itl: o.sla.itlMs },
-      overrides: { profilingJob: profilingJob(o), trustRemoteCode: o.trustRemoteCode, dgd },
-      features: {
-        // its presence enables the planner; the profiler copies the targets from sla, and leaves the
-        // backend at the planner's default (vllm) unless it is named here
-        planner: plannerConfig(o.planner ?? {}, release, { backend: o.backend.name }),
-        kvRouter: o.kvRouter !== undefined ? { enabled: o.kvRouter } : undefined,
-        mocker: mockerOf(o) !== undefined ? { enabled: mockerOf(o) } : undefined,
-      },
+  const aic = o.aiConfigurator;
+  return {
+    name,
+    namespace,
+    labels: o.labels,
+    annotations: o.annotations,
+    release,
+    version,
+    model: o.model,
+    backend: o.backend.name,
+    sla: o.sla,
+    workload: o.workload,
+    hardware: o.hardware,
+    modelCache: o.modelCache ? { claimName: o.modelCache.claimName, mountPath: o.modelCache.mountPath } : undefined,
+    aiConfigurator: aic ? { system: aic.system, backendVersion: aic.backendVersion, hfId: aic.hfId ?? o.model } : undefined,
+    profilerImage: o.profilerImage,
+    runtimeImage: o.backend._image(release, version),
+    planner: {
+      given: o.planner !== undefined,
+      minEndpoint: o.planner?.minEndpoint,
+      maxGpuBudget: o.planner?.maxGpuBudget,
+      adjustmentIntervalSeconds: o.planner?.adjustmentIntervalSeconds,
+      predictorKeys: o.planner?.loadPredictor?._configKeys(release),
+      config: plannerConfig(o.planner ?? {}, release, { backend: o.backend.name }),
+    },
+    profiling: {
+      resources: renderResources(o.resources),
+      tolerations: o.tolerations,
+      imagePullSecrets: o.imagePullSecrets?.map(nameOf),
+      hfTokenSecret: o.hfTokenSecret !== undefined ? nameOf(o.hfTokenSecret) : undefined,
+      job: o.profilingJob,
+      configMapRef: o.configMapRef ? { name: nameOf(o.configMapRef.name), key: o.configMapRef.key } : undefined,
+      outputPvc: o.outputPvc !== undefined ? nameOf(o.outputPvc) : undefined,
       searchStrategy: o.searchStrategy,
-      // always written: the 1.x CRD's default (true) would deploy GPUs as soon as profiling ends
-      autoApply: o.autoApply ?? false,
-    },
-  });
-}
-
-/** Whether the generated graph runs the mocker: `deployMocker`, or a rehearsal. */
-function mockerOf(o: SlaPlannedDeploymentOptions): boolean | undefined {
-  return o.deployMocker ?? (o.rehearsal === true ? true : undefined);
-}
-
-/** The Dynamo 0.8/0.9 request (`nvidia.com/v1alpha1`): everything the profiler reads in `profilingConfig`. */
-function buildRequestV1alpha1(name: string, namespace: string | undefined, o: SlaPlannedDeploymentOptions, release: DynamoRelease, version: string): KubeObject {
-  const runtimeImage = o.backend._image(release, version);
-  const ov = o.deploymentOverrides ?? {};
-  const resources = renderResources(o.resources);
-  return prune({
-    apiVersion: release.apiVersion,
-    kind: 'DynamoGraphDeploymentRequest',
-    metadata: { name, namespace, labels: o.labels, annotations: o.annotations },
-    spec: {
-      model: o.model,
-      backend: o.backend.name,
-      autoApply: o.autoApply ?? false,
-      deployMocker: mockerOf(o),
       enableGpuDiscovery: o.enableGpuDiscovery,
-      profilingConfig: {
-        profilerImage: o.profilerImage ?? runtimeImage,
-        config: profilerConfig(o, release),
-        configMapRef: o.configMapRef ? { name: nameOf(o.configMapRef.name), key: o.configMapRef.key } : undefined,
-        outputPVC: o.outputPvc !== undefined ? nameOf(o.outputPvc) : undefined,
-        resources,
-        tolerations: o.tolerations,
-      },
-      deploymentOverrides: {
-        name: ov.name,
-        namespace: ov.namespace,
-        labels: ov.labels,
-        annotations: ov.annotations,
-        workersImage: ov.workersImage ?? runtimeImage,
-      },
     },
-  });
+    autoApply: o.autoApply ?? false,
+    // a rehearsal's generated graph runs the mocker
+    mocker: o.deployMocker ?? (o.rehearsal === true ? true : undefined),
+    kvRouter: o.kvRouter,
+    trustRemoteCode: o.trustRemoteCode,
+    generated: { name: ov?.name, namespace: ov?.namespace, labels: ov?.labels, annotations: ov?.annotations, workersImage: ov?.workersImage, spec: o.graphOverride },
+  };
 }
