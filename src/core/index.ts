@@ -9,6 +9,7 @@
 // Errors and the rule catalog
 export { DynamoValidationError } from './base/errors';
 export type { ValidationIssue, ValidationWarning } from './base/errors';
+export type { JsonPatchOperation } from './base/json-patch';
 export { RULES } from './base/rule-catalog';
 export type { ErrorRuleId, RuleId, RuleInfo, Severity, WarningRuleId } from './base/rule-catalog';
 

@@ -5,6 +5,7 @@
  */
 export * from './index';
 export * from './base/errors';
+export * from './base/json-patch';
 export { checkDnsLabel, checkDnsSubdomain } from './base/checks';
 export * from './base/k8s';
 export * from './base/env';

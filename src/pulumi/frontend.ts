@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import { ComponentSpec, FrontendOptions } from '../core/internal';
-import { typeToken } from './common';
+import { GraphComponent } from './component';
 import { DynamoGraph } from './graph';
 
 export interface FrontendArgs extends FrontendOptions {
@@ -14,14 +14,10 @@ export interface FrontendArgs extends FrontendOptions {
 }
 
 /** The graph's OpenAI-compatible frontend (1.x: a component of `type: frontend`; 0.8/0.9: `componentType: frontend`). */
-export class Frontend extends pulumi.ComponentResource {
-  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
-  public readonly serviceName: string;
-
+export class Frontend extends GraphComponent {
   constructor(name: string, args: FrontendArgs, opts?: pulumi.ComponentResourceOptions) {
-    super(typeToken('Frontend'), name, {}, { parent: args?.graph, ...opts });
-    const { graph, serviceName, ...options } = args;
-    this.serviceName = serviceName ?? name;
+    super('Frontend', name, args?.graph, args?.serviceName ?? name, opts);
+    const { graph, serviceName: _serviceName, ...options } = args;
     const component: ComponentSpec = { kind: 'frontend', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
     graph._checkComponent(component, args);
     graph._addComponent(component);

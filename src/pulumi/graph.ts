@@ -1,6 +1,11 @@
 import * as pulumi from '@pulumi/pulumi';
 import {
+  applyJsonPatch,
   checkComponent,
+  DynamoRelease,
+  JsonPatchOperation,
+  KubeObject,
+  servicePointer,
   checkGraphOptions,
   ComponentSpec,
   componentConfigMapName,
@@ -52,7 +57,12 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
   /** The rendered graph; rejects with `DynamoValidationError` when the graph is invalid. */
   public readonly rendered: Promise<RenderedGraph>;
 
+  /** The Dynamo release the graph is for. */
+  public readonly release: DynamoRelease;
+
   private readonly components: ComponentSpec[] = [];
+  /** The components' patches, at absolute pointers, with the service each came from. */
+  private readonly patches: { readonly field: string; readonly op: JsonPatchOperation }[] = [];
   private readonly componentResources: pulumi.Resource[] = [];
   private closed = false;
 
@@ -68,6 +78,7 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
       d.throwIfErrors();
     }
     const release = releaseOf(dynamoVersionOf(options));
+    this.release = release;
 
     // Render once the program has added its components (they are built synchronously after the graph).
     this.rendered = new Promise<RenderedGraph>((resolve, reject) =>
@@ -77,7 +88,7 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
           // the graph's options and each component's were checked as they were created
           const r = renderGraph(this.spec, { partsChecked: true });
           reportWarnings(this, strict, r.warnings);
-          resolve(r);
+          resolve(this.patches.length === 0 ? r : { ...r, graph: this.patched(r.graph) });
         } catch (e) {
           reject(e);
         }
@@ -128,6 +139,31 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
       return found;
     });
     return registerObject(name, object, { apiVersion: 'v1', kind: 'ConfigMap' }, opts);
+  }
+
+  /**
+   * JSON pointer the next component added will have in the graph object: `/spec/services/<name>`
+   * (v1alpha1), or its index in `/spec/components` (v1beta1). @internal
+   */
+  public _nextServicePath(name: string): string {
+    return servicePointer(this.release.apiVersion, name, this.components.length);
+  }
+
+  /** Keeps a component's patches (absolute pointers) for the rendered graph. @internal */
+  public _addPatches(service: string, ops: readonly JsonPatchOperation[]): void {
+    if (this.closed) {
+      throw new Error(`patches of ${service} were added to graph ${this.name} after it rendered; add them in the same synchronous block that creates the graph`);
+    }
+    const before = this.patches.filter((p) => p.field.startsWith(`${service}.patches[`)).length;
+    this.patches.push(...ops.map((op, i) => ({ field: `${service}.patches[${before + i}]`, op })));
+  }
+
+  /** The rendered graph with the components' patches applied in the order they were added. */
+  private patched(graph: KubeObject): KubeObject {
+    const d = new Diagnostics();
+    const out = applyJsonPatch(d, graph, this.patches.map((p) => p.op), (i) => this.patches[i].field);
+    d.throwIfErrors();
+    return out;
   }
 
   /** Adds a component `_checkComponent` accepted, with the resources the graph waits for. @internal */

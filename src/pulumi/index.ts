@@ -6,6 +6,7 @@
 export * from '../core';
 export type { StrictArgs } from './common';
 export { DynamoGraph } from './graph';
+export { GraphComponent } from './component';
 export type { DynamoGraphArgs } from './graph';
 export { Frontend } from './frontend';
 export type { FrontendArgs } from './frontend';

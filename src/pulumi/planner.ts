@@ -1,6 +1,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { ComponentSpec, PlannerOptions } from '../core/internal';
-import { childOptions, typeToken } from './common';
+import { childOptions } from './common';
+import { GraphComponent } from './component';
 import { DynamoGraph } from './graph';
 
 export interface PlannerArgs extends PlannerOptions {
@@ -14,16 +15,13 @@ export interface PlannerArgs extends PlannerOptions {
 }
 
 /** The SLA planner of a disaggregated graph (1.x: a component of `type: planner`; 0.8/0.9: `componentType: planner`). */
-export class Planner extends pulumi.ComponentResource {
-  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
-  public readonly serviceName: string;
+export class Planner extends GraphComponent {
   /** On Dynamo 1.x, the ConfigMap of the planner's PlannerConfig, which it mounts. */
   public readonly config?: pulumi.CustomResource;
 
   constructor(name: string, args: PlannerArgs, opts?: pulumi.ComponentResourceOptions) {
-    super(typeToken('Planner'), name, {}, { parent: args?.graph, ...opts });
-    const { graph, serviceName, ...options } = args;
-    this.serviceName = serviceName ?? name;
+    super('Planner', name, args?.graph, args?.serviceName ?? name, opts);
+    const { graph, serviceName: _serviceName, ...options } = args;
     const component: ComponentSpec = { kind: 'planner', name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
     graph._checkComponent(component, args);
     this.config = graph._componentConfigMap(`${name}-config`, component, childOptions(this, opts));

@@ -1,6 +1,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { ComponentSpec, WorkerOptions, WorkerRole } from '../core/internal';
-import { childOptions, typeToken } from './common';
+import { childOptions } from './common';
+import { GraphComponent } from './component';
 import { DynamoGraph } from './graph';
 
 export interface WorkerArgs extends WorkerOptions {
@@ -8,16 +9,13 @@ export interface WorkerArgs extends WorkerOptions {
   readonly graph: DynamoGraph;
 }
 
-export abstract class WorkerBase extends pulumi.ComponentResource {
-  /** The service name (1.x: `spec.components[].name`; 0.8/0.9: the key under `spec.services`). */
-  public readonly serviceName: string;
+export abstract class WorkerBase extends GraphComponent {
   /** The TensorRT-LLM engine config ConfigMap, when the backend takes one. */
   public readonly engineConfig?: pulumi.CustomResource;
 
   protected constructor(className: string, role: WorkerRole, name: string, args: WorkerArgs, opts?: pulumi.ComponentResourceOptions) {
-    super(typeToken(className), name, {}, { parent: args?.graph, ...opts });
+    super(className, name, args?.graph, args?.serviceName ?? name, opts);
     const { graph, ...options } = args;
-    this.serviceName = options.serviceName ?? name;
     const component: ComponentSpec = { kind: 'worker', role, name: this.serviceName, path: graph._optionPaths.get(this.serviceName) ?? this.serviceName, options };
     // validated before anything registers
     graph._checkComponent(component, args);
