@@ -1,6 +1,6 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Diagnostics, patchPointer, PatchScope } from '../core/internal';
+import { Diagnostics, JsonPatchOperation, PatchScope, rebasePatches } from '../core/internal';
 import type { DynamoGraph } from './graph';
 
 /**
@@ -58,31 +58,27 @@ export abstract class GraphComponent extends Construct {
     const apiVersion = this.graph.release.apiVersion;
     // every patch checked before any is applied
     const d = new Diagnostics();
-    const absolute = patches.map((p, i) => {
-      const op = (p as unknown as { _toJson(): { op: string; path: string; from?: string; value?: unknown } })._toJson();
-      const path = patchPointer(d, apiVersion, this.servicePath, scope, op.path, `patches[${i}].path`);
-      const from = op.from !== undefined ? patchPointer(d, apiVersion, this.servicePath, scope, op.from, `patches[${i}].from`) : undefined;
-      return () => rebased(op.op, path, from, op.value);
-    });
+    const ops = patches.map((p) => (p as unknown as { _toJson(): JsonPatchOperation })._toJson());
+    const absolute = rebasePatches(d, apiVersion, this.servicePath, scope, ops);
     d.throwIfErrors();
-    for (const make of absolute) this.graph.apiObject.addJsonPatch(make());
+    for (const op of absolute) this.graph.apiObject.addJsonPatch(rebased(op));
   }
 }
 
-/** The same operation at absolute pointers. */
-function rebased(op: string, path: string, from: string | undefined, value: unknown): JsonPatch {
-  switch (op) {
+/** A cdk8s patch of the operation. */
+function rebased(o: JsonPatchOperation): JsonPatch {
+  switch (o.op) {
     case 'add':
-      return JsonPatch.add(path, value);
+      return JsonPatch.add(o.path, o.value);
     case 'replace':
-      return JsonPatch.replace(path, value);
+      return JsonPatch.replace(o.path, o.value);
     case 'remove':
-      return JsonPatch.remove(path);
+      return JsonPatch.remove(o.path);
     case 'test':
-      return JsonPatch.test(path, value);
+      return JsonPatch.test(o.path, o.value);
     case 'copy':
-      return JsonPatch.copy(from!, path);
+      return JsonPatch.copy(o.from, o.path);
     default:
-      return JsonPatch.move(from!, path);
+      return JsonPatch.move(o.from, o.path);
   }
 }

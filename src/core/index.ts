@@ -96,11 +96,10 @@ export type {
   AiConfiguratorOptions,
   BaseConfigRef,
   DeploymentOverrides,
-  ProfilingHardware,
-  ProfilingWorkload,
   Sla,
   SlaPlannedDeploymentOptions,
 } from './deployments/sla-planned';
+export type { ProfilingHardware, ProfilingWorkload } from './model/sla-request';
 
 // Observability
 export type { SlaTargets } from './observability/sla-targets';

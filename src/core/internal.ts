@@ -22,7 +22,7 @@ export * from './releases/aiconfigurator';
 export * from './graph/planner';
 export * from './deployments/sla-planned';
 export * from './graph/graph';
-export { patchPointer, servicePointer } from './model/patch-paths';
+export { patchPointer, rebasePatches, servicePointer } from './model/patch-paths';
 export type { GraphApiVersion, PatchScope } from './model/patch-paths';
 export * from './deployments/deployment';
 export * from './cluster/helm';

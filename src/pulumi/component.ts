@@ -1,5 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
-import { checkJsonPatch, Diagnostics, JsonPatchOperation, patchPointer, PatchScope } from '../core/internal';
+import { checkJsonPatch, Diagnostics, JsonPatchOperation, PatchScope, rebasePatches } from '../core/internal';
 import { typeToken } from './common';
 import type { DynamoGraph } from './graph';
 
@@ -55,11 +55,7 @@ export abstract class GraphComponent extends pulumi.ComponentResource {
     // every patch checked before any is kept
     const d = new Diagnostics();
     if (!checkJsonPatch(d, 'patches', patches)) d.throwIfErrors();
-    const absolute = patches.map((p, i): JsonPatchOperation => {
-      const path = patchPointer(d, apiVersion, this.servicePath, scope, p?.path, `patches[${i}].path`);
-      if (p?.op === 'move' || p?.op === 'copy') return { op: p.op, from: patchPointer(d, apiVersion, this.servicePath, scope, p.from, `patches[${i}].from`), path };
-      return { ...p, path } as JsonPatchOperation;
-    });
+    const absolute = rebasePatches(d, apiVersion, this.servicePath, scope, patches);
     d.throwIfErrors();
     this.graph._addPatches(this.serviceName, absolute);
   }

@@ -63,6 +63,7 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
   private readonly components: ComponentSpec[] = [];
   /** The components' patches, at absolute pointers, with the service each came from. */
   private readonly patches: { readonly field: string; readonly op: JsonPatchOperation }[] = [];
+  private readonly patchCount = new Map<string, number>();
   private readonly componentResources: pulumi.Resource[] = [];
   private closed = false;
 
@@ -154,8 +155,11 @@ export class DynamoGraph extends pulumi.ComponentResource implements IObservable
     if (this.closed) {
       throw new Error(`patches of ${service} were added to graph ${this.name} after it rendered; add them in the same synchronous block that creates the graph`);
     }
-    const before = this.patches.filter((p) => p.field.startsWith(`${service}.patches[`)).length;
-    this.patches.push(...ops.map((op, i) => ({ field: `${service}.patches[${before + i}]`, op })));
+    for (const op of ops) {
+      const index = this.patchCount.get(service) ?? 0;
+      this.patchCount.set(service, index + 1);
+      this.patches.push({ field: `${service}.patches[${index}]`, op });
+    }
   }
 
   /** The rendered graph with the components' patches applied in the order they were added. */

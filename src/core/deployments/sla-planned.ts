@@ -28,7 +28,9 @@ import { checkRequestManifest, Finding, reportDraftFindings, reportFindings } fr
 import { checkResources, renderResources } from '../graph/service';
 import { DynamoRelease, dynamoVersionOf, lookupRelease, releaseOf } from '../releases/versions';
 import { writeRequest } from '../model/request-formats';
-import { SlaRequestModel } from '../model/sla-request';
+import { ProfilingHardware, ProfilingWorkload, SlaRequestModel } from '../model/sla-request';
+
+export type { ProfilingHardware, ProfilingWorkload } from '../model/sla-request';
 import { at } from '../model/graph-model';
 import { checkTolerations, Toleration } from '../graph/worker';
 
@@ -102,35 +104,7 @@ export interface DeploymentOverrides {
 
 const OVERRIDE_KEYS = optionKeys<DeploymentOverrides>()('name', 'namespace', 'labels', 'annotations', 'workersImage');
 
-/** The GPUs profiling searches over (Dynamo 0.8/0.9), or describes (Dynamo 1.x; discovered when left out). */
-export interface ProfilingHardware {
-  /** 0.8/0.9: fewest GPUs per engine to try. @default - the profiler's choice */
-  readonly minGpusPerEngine?: number;
-  /** 0.8/0.9: most GPUs per engine to try. @default - the profiler's choice */
-  readonly maxGpusPerEngine?: number;
-  /** GPUs per node. @default - the profiler's choice (0.8/0.9), discovered (1.x) */
-  readonly gpusPerNode?: number;
-  /** 1.x: the GPU type to target, e.g. `h200_sxm` (selects the nodes and the performance model). @default - discovered */
-  readonly gpuSku?: string;
-  /** 1.x: VRAM per GPU in MiB. @default - discovered */
-  readonly vramMb?: number;
-  /** 1.x: the GPU budget for profiling and deployment. @default - the GPUs discovered, at most 32 */
-  readonly totalGpus?: number;
-  /** 1.x: the GPU interconnect within a node, e.g. `nvlink` or `pcie`. @default - discovered where possible */
-  readonly interconnect?: string;
-  /** 1.x: whether the cluster has RDMA networking for KV transfer. @default - discovered where possible */
-  readonly rdma?: boolean;
-}
-
 const HARDWARE_KEYS = optionKeys<ProfilingHardware>()('minGpusPerEngine', 'maxGpusPerEngine', 'gpusPerNode', 'gpuSku', 'vramMb', 'totalGpus', 'interconnect', 'rdma');
-
-/** The workload of a Dynamo 1.x request, beyond `sla.isl` and `sla.osl`. */
-export interface ProfilingWorkload {
-  /** Target concurrency; excludes `requestRate`. @default - neither: maximum throughput, or the planner's choice */
-  readonly concurrency?: number;
-  /** Target request rate (requests per second); excludes `concurrency`. @default - neither */
-  readonly requestRate?: number;
-}
 
 const WORKLOAD_KEYS = optionKeys<ProfilingWorkload>()('concurrency', 'requestRate');
 

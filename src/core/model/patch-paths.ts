@@ -1,4 +1,5 @@
 import { Diagnostics, show } from '../base/errors';
+import { JsonPatchOperation } from '../base/json-patch';
 
 /**
  * Patches relative to a service, its pod or its main container, resolved per API version (the
@@ -28,4 +29,17 @@ export function patchPointer(d: Diagnostics, apiVersion: GraphApiVersion, servic
   }
   const base = scope === 'component' ? '' : GRAPH_FORMATS[apiVersion][scope === 'pod' ? 'podPointer' : 'containerPointer'];
   return `${servicePath}${base}${relative}`;
+}
+
+/**
+ * Patch operations relative to a service's `scope`, rebased to absolute pointers in a graph of
+ * `apiVersion` (`path`, and `from` for move and copy); each pointer that is no JSON pointer is an
+ * error on `d` at `patches[i].path` or `.from`. Both shells' release-proof patches go through here.
+ */
+export function rebasePatches(d: Diagnostics, apiVersion: GraphApiVersion, servicePath: string, scope: PatchScope, ops: readonly JsonPatchOperation[]): JsonPatchOperation[] {
+  return ops.map((p, i): JsonPatchOperation => {
+    const path = patchPointer(d, apiVersion, servicePath, scope, p.path, `patches[${i}].path`);
+    if (p.op === 'move' || p.op === 'copy') return { op: p.op, from: patchPointer(d, apiVersion, servicePath, scope, p.from, `patches[${i}].from`), path };
+    return { ...p, path };
+  });
 }

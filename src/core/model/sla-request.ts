@@ -1,5 +1,33 @@
 import { DynamoRelease } from '../releases/versions';
 
+/** The GPUs profiling searches over (Dynamo 0.8/0.9), or describes (Dynamo 1.x; discovered when left out). */
+export interface ProfilingHardware {
+  /** 0.8/0.9: fewest GPUs per engine to try. @default - the profiler's choice */
+  readonly minGpusPerEngine?: number;
+  /** 0.8/0.9: most GPUs per engine to try. @default - the profiler's choice */
+  readonly maxGpusPerEngine?: number;
+  /** GPUs per node. @default - the profiler's choice (0.8/0.9), discovered (1.x) */
+  readonly gpusPerNode?: number;
+  /** 1.x: the GPU type to target, e.g. `h200_sxm` (selects the nodes and the performance model). @default - discovered */
+  readonly gpuSku?: string;
+  /** 1.x: VRAM per GPU in MiB. @default - discovered */
+  readonly vramMb?: number;
+  /** 1.x: the GPU budget for profiling and deployment. @default - the GPUs discovered, at most 32 */
+  readonly totalGpus?: number;
+  /** 1.x: the GPU interconnect within a node, e.g. `nvlink` or `pcie`. @default - discovered where possible */
+  readonly interconnect?: string;
+  /** 1.x: whether the cluster has RDMA networking for KV transfer. @default - discovered where possible */
+  readonly rdma?: boolean;
+}
+
+/** The workload of a Dynamo 1.x request, beyond `sla.isl` and `sla.osl`. */
+export interface ProfilingWorkload {
+  /** Target concurrency; excludes `requestRate`. @default - neither: maximum throughput, or the planner's choice */
+  readonly concurrency?: number;
+  /** Target request rate (requests per second); excludes `concurrency`. @default - neither */
+  readonly requestRate?: number;
+}
+
 /**
  * One DynamoGraphDeploymentRequest, whatever its API version: what to profile (model, backend,
  * SLA, workload, hardware), how (the profiler's image, pod and search), the planner the generated
@@ -17,17 +45,8 @@ export interface SlaRequestModel {
   readonly model: string;
   readonly backend: string;
   readonly sla: { readonly isl: number; readonly osl: number; readonly ttftMs: number; readonly itlMs: number };
-  readonly workload?: { readonly concurrency?: number; readonly requestRate?: number };
-  readonly hardware?: {
-    readonly minGpusPerEngine?: number;
-    readonly maxGpusPerEngine?: number;
-    readonly gpusPerNode?: number;
-    readonly gpuSku?: string;
-    readonly vramMb?: number;
-    readonly totalGpus?: number;
-    readonly interconnect?: string;
-    readonly rdma?: boolean;
-  };
+  readonly workload?: ProfilingWorkload;
+  readonly hardware?: ProfilingHardware;
   readonly modelCache?: { readonly claimName: string; readonly mountPath: string };
   readonly aiConfigurator?: { readonly system: string; readonly backendVersion: string; readonly hfId: string };
   /** The profiler image the user chose, if any (each writer has its release's default). */
